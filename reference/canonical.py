@@ -1,0 +1,134 @@
+"""The canonical form of key material: RFC 8785 (JCS) as JavaScript makes it.
+
+Spec section 5 (CAN-*). The ``jcs`` package is used for what it gets right
+-- ECMAScript number formatting and JSON string escaping -- and this module
+closes its measured gaps explicitly:
+
+* lone surrogates: ``jcs`` cannot encode them; JS escapes each as ``\\udxxx``;
+* member order: by UTF-16 code units, also for keys holding lone surrogates;
+* integers beyond the double range: an error here, as JS sees Infinity;
+* the nesting limit, circular references and the JS-only values of
+  :mod:`.jsvalues`, which ``jcs`` knows nothing about.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping, Sequence
+from enum import Enum
+from typing import Final
+
+import jcs  # type: ignore[import-untyped]
+
+from . import utf16
+from .jsvalues import UNDEFINED, JsBigInt, JsFunction, is_number, number_to_string, to_double
+
+MAX_CANONICALIZE_DEPTH: Final = 64
+"""Deepest accepted nesting; the root is depth 0 (CAN-*)."""
+
+
+class CanonicalizationErrorKind(Enum):
+    """Why key material has no canonical form. The kind is informative (CAN-*)."""
+
+    DEPTH = "depth"
+    CIRCULAR = "circular"
+    NON_FINITE = "non-finite"
+    BIGINT = "bigint"
+    UNSUPPORTED = "unsupported"
+
+
+class CanonicalizationError(ValueError):
+    """Key material that RFC 8785 cannot represent (CAN-*)."""
+
+    def __init__(self, kind: CanonicalizationErrorKind, detail: str) -> None:
+        super().__init__(f"cannot canonicalize key material ({kind.value}): {detail}")
+        self.kind = kind
+
+
+_SURROGATE_SPLIT: Final = re.compile("([\ud800-\udfff])")
+
+
+def _string(text: str) -> str:
+    """A JSON string literal exactly as ``JSON.stringify`` writes it (CAN-*)."""
+    text = utf16.normalize(text)
+    if not utf16.has_lone_surrogate(text):
+        result: str = jcs.canonicalize(text, utf8=False)
+        return result
+    parts: list[str] = []
+    for piece in _SURROGATE_SPLIT.split(text):
+        if _SURROGATE_SPLIT.fullmatch(piece):
+            parts.append(f"\\u{ord(piece):04x}")
+        elif piece:
+            parts.append(jcs.canonicalize(piece, utf8=False)[1:-1])
+    return '"' + "".join(parts) + '"'
+
+
+def _number(value: int | float) -> str:
+    number = to_double(value)
+    if not math.isfinite(number):
+        raise CanonicalizationError(CanonicalizationErrorKind.NON_FINITE, repr(value))
+    return number_to_string(number)
+
+
+def _dropped(value: object) -> bool:
+    """Members holding these are left out of objects (CAN-*)."""
+    return value is UNDEFINED or isinstance(value, JsFunction)
+
+
+def _visit(value: object, depth: int, ancestors: set[int]) -> str:
+    if depth > MAX_CANONICALIZE_DEPTH:
+        raise CanonicalizationError(
+            CanonicalizationErrorKind.DEPTH, f"nesting deeper than {MAX_CANONICALIZE_DEPTH}"
+        )
+    if value is None or _dropped(value):
+        return "null"
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    if is_number(value):
+        assert isinstance(value, int | float)
+        return _number(value)
+    if isinstance(value, str):
+        return _string(value)
+    if isinstance(value, JsBigInt):
+        raise CanonicalizationError(CanonicalizationErrorKind.BIGINT, f"{value.value}n")
+    if isinstance(value, Mapping | list | tuple):
+        return _container(value, depth, ancestors)
+    raise CanonicalizationError(CanonicalizationErrorKind.UNSUPPORTED, type(value).__name__)
+
+
+def _container(
+    value: Mapping[object, object] | Sequence[object], depth: int, ancestors: set[int]
+) -> str:
+    marker = id(value)
+    if marker in ancestors:
+        raise CanonicalizationError(CanonicalizationErrorKind.CIRCULAR, "a value contains itself")
+    ancestors.add(marker)
+    try:
+        if isinstance(value, Mapping):
+            members = [
+                (utf16.sort_key(str(key)), str(key), member)
+                for key, member in value.items()
+                if not _dropped(member)
+            ]
+            members.sort(key=lambda item: item[0])
+            body = ",".join(
+                _string(key) + ":" + _visit(member, depth + 1, ancestors)
+                for _, key, member in members
+            )
+            return "{" + body + "}"
+        return "[" + ",".join(_visit(item, depth + 1, ancestors) for item in value) + "]"
+    finally:
+        ancestors.discard(marker)
+
+
+def canonicalize(value: object) -> str:
+    """The RFC 8785 canonical JSON text of ``value`` (CAN-*).
+
+    Raises :class:`CanonicalizationError` for nesting deeper than
+    :data:`MAX_CANONICALIZE_DEPTH`, circular references, non-finite numbers
+    and bigints.
+    """
+    return _visit(value, 0, set())
