@@ -35,9 +35,6 @@ class _Undefined:
     def __repr__(self) -> str:
         return "UNDEFINED"
 
-    def __bool__(self) -> bool:
-        return False
-
 
 UNDEFINED: Final = _Undefined()
 

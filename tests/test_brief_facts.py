@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from doomloop_kit.reference import DoomLoopMonitor, ToolCall, resolve_doom_loop_option
 from doomloop_kit.reference.jsvalues import JsBigInt
 
@@ -62,7 +61,9 @@ N = None
             [[N, N], ["observe", "observe"], ["block", N], ["block", "observe"]],
             id="member-changes",
         ),
-        pytest.param([["a", "b", "c"], ["a", "b"]], [[N, N, N], ["observe", "observe"]], id="subset"),
+        pytest.param(
+            [["a", "b", "c"], ["a", "b"]], [[N, N, N], ["observe", "observe"]], id="subset"
+        ),
         pytest.param(
             [["a", "b"], ["a", "b"], ["a", "b", "c"]],
             [[N, N], ["observe", "observe"], ["block", "block", N]],

@@ -1,0 +1,55 @@
+"""The ``doomloop-kit`` command: one entry point, one subcommand per job.
+
+Each subcommand lives in the module that owns the job; this file only routes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+# subcommand path -> (module, help). Each module exposes
+# `add_arguments(parser)` and `run(args) -> int`.
+COMMANDS: dict[tuple[str, ...], tuple[str, str]] = {
+    ("vectors", "regenerate"): (
+        "doomloop_kit.generators.regenerate",
+        "regenerate the vector files deterministically (--check to verify)",
+    ),
+    ("conformance", "run"): (
+        "doomloop_kit.conformance.runner",
+        "run the vectors against a port's harness",
+    ),
+    ("conformance", "fuzz"): (
+        "doomloop_kit.conformance.fuzz",
+        "differential fuzzing of a port against the reference",
+    ),
+}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="doomloop-kit", description=__doc__)
+    groups = parser.add_subparsers(dest="group", required=True, metavar="GROUP")
+    group_parsers: dict[str, argparse._SubParsersAction[argparse.ArgumentParser]] = {}
+    for (group, name), (module_name, help_text) in COMMANDS.items():
+        if group not in group_parsers:
+            group_parser = groups.add_parser(group, help=f"{group} commands")
+            group_parsers[group] = group_parser.add_subparsers(
+                dest="command", required=True, metavar="COMMAND"
+            )
+        sub = group_parsers[group].add_parser(name, help=help_text, description=help_text)
+        module = importlib.import_module(module_name)
+        module.add_arguments(sub)
+        sub.set_defaults(_run=module.run)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    result: int = args._run(args)
+    return result
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,244 @@
+"""The oracle: one vector step (or protocol request) run through the reference.
+
+A step names an operation (``op``) and carries its inputs as tagged JSON
+(:mod:`doomloop_kit.reference.wire`). The oracle is the single place that
+maps an operation onto the reference API and its result onto the wire, so
+the vector generator, the replay test and the Python harness agree by
+construction. :func:`normative` projects a wire result onto the parts a
+port must reproduce (spec/vectors.md); the runner compares only those.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping
+from typing import Final, TypeVar
+
+from doomloop_kit.reference import (
+    CanonicalizationError,
+    DoomLoopMonitor,
+    Ladder,
+    ToolCall,
+    canonicalize,
+    detect_text_repetition,
+    fingerprint_key_material,
+    fingerprint_tool_call,
+    resolve_doom_loop_option,
+    resolve_ladder_action,
+    resolve_loop_key_material,
+    wire,
+)
+from doomloop_kit.reference.jsvalues import UNDEFINED
+
+T = TypeVar("T")
+
+
+class OpError(Exception):
+    """An operation that ends in an error response; ``code`` is on the wire."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+def _input(request: Mapping[str, object], name: str, *, required: bool = True) -> object:
+    """A decoded input member; absent -> UNDEFINED, or bad-request when required."""
+    if name not in request:
+        if required:
+            raise OpError("bad-request", f"missing member {name!r}")
+        return UNDEFINED
+    try:
+        return wire.decode(request[name])
+    except wire.WireError as error:
+        raise OpError("bad-request", str(error)) from error
+
+
+def _typed(request: Mapping[str, object], name: str, kind: type[T]) -> T:
+    value = _input(request, name)
+    if not isinstance(value, kind) or (isinstance(value, bool) and kind is not bool):
+        raise OpError("bad-request", f"member {name!r} must be a {kind.__name__}")
+    return value
+
+
+def _number(request: Mapping[str, object], name: str) -> float:
+    value = _input(request, name)
+    if not isinstance(value, int | float) or isinstance(value, bool):
+        raise OpError("bad-request", f"member {name!r} must be a number")
+    return value
+
+
+def _canonical(compute: Callable[[], T]) -> T:
+    try:
+        return compute()
+    except CanonicalizationError as error:
+        raise OpError("canonicalization", str(error)) from error
+
+
+# -- monitors ---------------------------------------------------------------
+
+
+def create_monitor(request: Mapping[str, object]) -> DoomLoopMonitor:
+    """``create``: a monitor from ``option`` and, when present, ``state`` (STATE-*)."""
+    resolution = resolve_doom_loop_option(_input(request, "option"))
+    if resolution.config is None:
+        raise OpError("bad-request", "the option turns detection off: there is no monitor")
+    return DoomLoopMonitor(resolution.config, _input(request, "state", required=False))
+
+
+def resume(monitor: DoomLoopMonitor, option: object) -> tuple[DoomLoopMonitor, object]:
+    """``resume``: save the state, round-trip it through JSON text, build a new
+    monitor from ``option`` (tagged JSON) and that state; return both."""
+    blob = json.loads(json.dumps(monitor.get_state()))
+    return create_monitor({"option": option, "state": blob}), blob
+
+
+def _declare_round(monitor: DoomLoopMonitor, request: Mapping[str, object]) -> object:
+    calls = _typed(request, "calls", list)
+    parsed = []
+    for call in calls:
+        if not isinstance(call, Mapping) or not isinstance(call.get("toolName"), str):
+            raise OpError("bad-request", "each call needs a string toolName")
+        parsed.append(ToolCall(str(call["toolName"]), call.get("keyMaterial", UNDEFINED)))
+    monitor.declare_round(_number(request, "round"), parsed)
+    return None
+
+
+def _record_tool_call(monitor: DoomLoopMonitor, request: Mapping[str, object]) -> object:
+    options = _input(request, "options", required=False)
+    options = options if isinstance(options, Mapping) else {}
+    allow_block = options.get("allowBlock", True)
+    detector = options.get("detector", "tool-fingerprint")
+    if not isinstance(allow_block, bool) or detector not in (
+        "tool-fingerprint",
+        "server-tool-fingerprint",
+    ):
+        raise OpError("bad-request", "options.allowBlock must be boolean, options.detector known")
+    record = _canonical(
+        lambda: monitor.record_tool_call(
+            _typed(request, "toolName", str),
+            _input(request, "keyMaterial"),
+            _number(request, "round"),
+            allow_block=allow_block,
+            detector=detector,
+        )
+    )
+    return record.to_json()
+
+
+def _record_assistant_text(monitor: DoomLoopMonitor, request: Mapping[str, object]) -> object:
+    verdict = monitor.record_assistant_text(_typed(request, "text", str))
+    return None if verdict is None else verdict.to_json()
+
+
+def _restore(monitor: DoomLoopMonitor, request: Mapping[str, object]) -> object:
+    monitor.restore(_input(request, "state"))
+    return None
+
+
+def _reset_text_streak(monitor: DoomLoopMonitor, request: Mapping[str, object]) -> object:
+    monitor.reset_text_streak()
+    return None
+
+
+def _consume_escalation(monitor: DoomLoopMonitor, request: Mapping[str, object]) -> object:
+    monitor.consume_escalation()
+    return None
+
+
+MONITOR_OPS: Final[dict[str, Callable[[DoomLoopMonitor, Mapping[str, object]], object]]] = {
+    "declareRound": _declare_round,
+    "recordToolCall": _record_tool_call,
+    "recordAssistantText": _record_assistant_text,
+    "resetTextStreak": _reset_text_streak,
+    "canEscalate": lambda monitor, request: monitor.can_escalate(),
+    "consumeEscalation": _consume_escalation,
+    "getState": lambda monitor, request: monitor.get_state(),
+    "restore": _restore,
+}
+"""Operations on one monitor (a protocol session)."""
+
+
+# -- pure functions -----------------------------------------------------------
+
+
+def _resolve_option(request: Mapping[str, object]) -> object:
+    resolution = resolve_doom_loop_option(_input(request, "option", required=False))
+    return {
+        "config": None if resolution.config is None else wire.encode(resolution.config.to_json()),
+        "warnings": [warning.to_json() for warning in resolution.warnings],
+    }
+
+
+def _resolve_loop_key(request: Mapping[str, object]) -> object:
+    args = _typed(request, "args", dict)
+    resolution = resolve_loop_key_material(_input(request, "loopKey", required=False), args)
+    return wire.encode(resolution.to_json())
+
+
+def _ladder(request: Mapping[str, object]) -> Ladder:
+    given = _typed(request, "ladder", dict)
+    rungs = {}
+    for rung in ("observe", "steer", "escalate", "block", "stop"):
+        value = given.get(rung)
+        if value is not False and (not isinstance(value, int) or isinstance(value, bool)):
+            raise OpError("bad-request", f"ladder.{rung} must be an integer or false")
+        rungs[rung] = value
+    return Ladder(**rungs)  # type: ignore[arg-type]
+
+
+def _resolve_ladder_action(request: Mapping[str, object]) -> object:
+    allow_escalate = _input(request, "allowEscalate", required=False)
+    return resolve_ladder_action(
+        _ladder(request),
+        _number(request, "streak"),
+        allow_block=_typed(request, "allowBlock", bool),
+        allow_escalate=True if allow_escalate is UNDEFINED else bool(allow_escalate),
+    )
+
+
+def _detect_text_repetition(request: Mapping[str, object]) -> object:
+    options = _input(request, "options", required=False)
+    found = detect_text_repetition(
+        _typed(request, "text", str), options if isinstance(options, Mapping) else None
+    )
+    return None if found is None else found.to_json()
+
+
+FUNCTION_OPS: Final[dict[str, Callable[[Mapping[str, object]], object]]] = {
+    "resolveOption": _resolve_option,
+    "resolveLoopKey": _resolve_loop_key,
+    "canonicalize": lambda request: _canonical(lambda: canonicalize(_input(request, "value"))),
+    "fingerprintKeyMaterial": lambda request: _canonical(
+        lambda: fingerprint_key_material(_input(request, "keyMaterial"))
+    ),
+    "fingerprintToolCall": lambda request: _canonical(
+        lambda: fingerprint_tool_call(
+            _typed(request, "toolName", str), _input(request, "keyMaterial")
+        )
+    ),
+    "detectTextRepetition": _detect_text_repetition,
+    "resolveLadderAction": _resolve_ladder_action,
+}
+"""Operations that need no monitor."""
+
+
+def normative(op: str, result: object) -> object:
+    """The part of a wire result that a port must reproduce (spec/vectors.md).
+
+    Warning texts are informative: a configuration warning keeps its code and
+    rung fields, a loop-key fallback keeps only the fact that it warned.
+    """
+    if op == "resolveOption" and isinstance(result, Mapping):
+        warnings = result.get("warnings")
+        if isinstance(warnings, list):
+            return {
+                **result,
+                "warnings": [
+                    {k: v for k, v in w.items() if k != "message"} if isinstance(w, Mapping) else w
+                    for w in warnings
+                ],
+            }
+    if op == "resolveLoopKey" and isinstance(result, Mapping) and "warning" in result:
+        warning = result["warning"]
+        return {**result, "warning": isinstance(warning, str) and warning != ""}
+    return result

@@ -1,0 +1,238 @@
+"""The JSON encoding of values plain JSON cannot carry (spec/features.md).
+
+Vector files and the harness protocol carry JS-only values as *tagged
+objects*: a JSON object whose member ``"$js"`` names the kind. This module
+turns tagged JSON into the reference's Python values (:func:`decode`), back
+again (:func:`encode`), and names the features a JSON value needs
+(:func:`features_of`).
+
+=========================================  ==============================  ===================
+tagged form                                Python value                    feature
+=========================================  ==============================  ===================
+``{"$js": "undefined"}``                   :data:`~.jsvalues.UNDEFINED`     ``undefined``
+``{"$js": "number", "value": "NaN"}``      ``float("nan")`` (also          ``non-finite-numbers``
+                                           ``"Infinity"``, ``"-Infinity"``)
+``{"$js": "number", "value": "-0"}``       ``-0.0``                        ``negative-zero``
+``{"$js": "bigint", "value": "12"}``       :class:`~.jsvalues.JsBigInt`    ``bigint``
+``{"$js": "function"}``                    :class:`~.jsvalues.JsFunction`  ``function-values``
+``{"$js": "symbol"}``                      :class:`~.jsvalues.JsFunction`  ``function-values``
+``{"$js": "function", "returns": V}``      a loop-key function             ``loop-key-functions``
+``{"$js": "function", "throws": "msg"}``   a loop-key function             ``loop-key-functions``
+``{"$js": "ref", "up": k}``                the k-th enclosing container    ``circular-references``
+``{"$js": "nest", "depth": d, "value": V}``  V inside d one-element arrays  ``deep-nesting``
+``{"$js": "object", "value": {...}}``      that object, its own keys       (core)
+                                           literal (a key may be ``$js``)
+=========================================  ==============================  ===================
+
+A loop-key function returning ``{"$js": "undefined"}`` "returns nothing".
+Strings holding lone surrogates travel as ordinary ``\\udxxx`` JSON escapes
+(feature ``lone-surrogates``); integers beyond +/-2^53 as plain JSON
+integers (feature ``large-integers``).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Final
+
+from .jsvalues import MAX_SAFE_INTEGER, UNDEFINED, JsBigInt, JsFunction, is_number
+
+TAG: Final = "$js"
+
+FEATURES: Final = (
+    "undefined",
+    "non-finite-numbers",
+    "negative-zero",
+    "bigint",
+    "function-values",
+    "loop-key-functions",
+    "circular-references",
+    "deep-nesting",
+    "lone-surrogates",
+    "large-integers",
+    "json-own-members",
+)
+"""The controlled feature vocabulary, in the order spec/features.md lists it."""
+
+
+class WireError(ValueError):
+    """A tagged value that does not follow the encoding."""
+
+
+@dataclass(frozen=True)
+class LoopKeyFunction:
+    """A loop-key function in data form: it returns ``returns`` or raises (KEY-*)."""
+
+    returns: object = UNDEFINED
+    throws: str | None = None
+
+    def __call__(self, args: Mapping[str, object]) -> object:
+        if self.throws is not None:
+            raise RuntimeError(self.throws)
+        return self.returns
+
+
+_NUMBERS: Final[dict[str, float]] = {
+    "NaN": math.nan,
+    "Infinity": math.inf,
+    "-Infinity": -math.inf,
+    "-0": -0.0,
+}
+
+
+def decode(value: object) -> object:
+    """Tagged JSON -> the reference's Python values. Raises :class:`WireError`."""
+    return _decode(value, [])
+
+
+def _decode(value: object, stack: list[object]) -> object:
+    if isinstance(value, list):
+        items: list[object] = []
+        stack.append(items)
+        items.extend(_decode(item, stack) for item in value)
+        stack.pop()
+        return items
+    if not isinstance(value, Mapping):
+        return value
+    if TAG not in value:
+        return _decode_members(value, stack)
+    return _decode_tag(value, stack)
+
+
+def _decode_members(value: Mapping[str, object], stack: list[object]) -> dict[str, object]:
+    members: dict[str, object] = {}
+    stack.append(members)
+    for key, member in value.items():
+        members[key] = _decode(member, stack)
+    stack.pop()
+    return members
+
+
+def _decode_tag(value: Mapping[str, object], stack: list[object]) -> object:
+    kind = value[TAG]
+    if kind == "undefined":
+        return UNDEFINED
+    if kind == "number" and value.get("value") in _NUMBERS:
+        return _NUMBERS[str(value["value"])]
+    if kind == "bigint" and isinstance(value.get("value"), str):
+        try:
+            return JsBigInt(int(str(value["value"])))
+        except ValueError as error:
+            raise WireError(f"bad bigint {value['value']!r}") from error
+    if kind == "symbol":
+        return JsFunction("symbol")
+    if kind == "function":
+        if "returns" in value:
+            return LoopKeyFunction(returns=_decode(value["returns"], stack))
+        if isinstance(value.get("throws"), str):
+            return LoopKeyFunction(throws=str(value["throws"]))
+        return JsFunction("function")
+    if kind == "ref":
+        up = value.get("up")
+        if not isinstance(up, int) or isinstance(up, bool) or not 1 <= up <= len(stack):
+            raise WireError(f"ref up={up!r} names no enclosing container")
+        return stack[-up]
+    if kind == "nest":
+        depth = value.get("depth")
+        if not isinstance(depth, int) or isinstance(depth, bool) or depth < 0:
+            raise WireError(f"nest depth={depth!r} is not a non-negative integer")
+        result = _decode(value.get("value"), stack)
+        for _ in range(depth):
+            result = [result]
+        return result
+    if kind == "object" and isinstance(value.get("value"), Mapping):
+        literal = value["value"]
+        assert isinstance(literal, Mapping)
+        return _decode_members(literal, stack)
+    raise WireError(f"unknown or malformed tagged value {dict(value)!r}")
+
+
+def encode(value: object) -> object:
+    """The reference's Python values -> tagged JSON (cycles become ``ref``)."""
+    return _encode(value, [])
+
+
+def _encode(value: object, stack: list[int]) -> object:
+    if value is UNDEFINED:
+        return {TAG: "undefined"}
+    if isinstance(value, float) and (not math.isfinite(value) or _negative_zero(value)):
+        text = (
+            "-0"
+            if _negative_zero(value)
+            else ("NaN" if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity"))
+        )
+        return {TAG: "number", "value": text}
+    if isinstance(value, JsBigInt):
+        return {TAG: "bigint", "value": str(value.value)}
+    if isinstance(value, JsFunction):
+        return {TAG: "symbol" if value.label == "symbol" else "function"}
+    if isinstance(value, LoopKeyFunction):
+        if value.throws is not None:
+            return {TAG: "function", "throws": value.throws}
+        return {TAG: "function", "returns": _encode(value.returns, stack)}
+    if isinstance(value, Mapping | list):
+        if id(value) in stack:
+            return {TAG: "ref", "up": len(stack) - stack.index(id(value))}
+        stack.append(id(value))
+        try:
+            if isinstance(value, list):
+                return [_encode(item, stack) for item in value]
+            members = {str(key): _encode(member, stack) for key, member in value.items()}
+            return {TAG: "object", "value": members} if TAG in members else members
+        finally:
+            stack.pop()
+    return value
+
+
+def _negative_zero(value: float) -> bool:
+    return value == 0 and math.copysign(1.0, value) < 0
+
+
+_LONE_SURROGATE_ESCAPE: Final = re.compile("[\ud800-\udfff]")
+
+
+def features_of(value: object) -> set[str]:
+    """The features a tagged JSON value needs (spec/features.md)."""
+    found: set[str] = set()
+    _scan(value, found)
+    return found
+
+
+def _scan(value: object, found: set[str]) -> None:
+    if isinstance(value, str):
+        if _LONE_SURROGATE_ESCAPE.search(
+            value.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "surrogatepass")
+        ):
+            found.add("lone-surrogates")
+    elif is_number(value) and isinstance(value, int) and abs(value) > MAX_SAFE_INTEGER:
+        found.add("large-integers")
+    elif isinstance(value, list):
+        for item in value:
+            _scan(item, found)
+    elif isinstance(value, Mapping):
+        for key in value:
+            _scan(key, found)
+        if TAG in value and (feature := _tag_feature(value)) != "core":
+            found.add(feature)
+        for member in value.values():
+            _scan(member, found)
+
+
+def _tag_feature(value: Mapping[str, object]) -> str:
+    kind = value[TAG]
+    if kind == "number":
+        return "negative-zero" if value.get("value") == "-0" else "non-finite-numbers"
+    if kind == "function" and ("returns" in value or "throws" in value):
+        return "loop-key-functions"
+    simple = {
+        "undefined": "undefined",
+        "bigint": "bigint",
+        "function": "function-values",
+        "symbol": "function-values",
+        "ref": "circular-references",
+        "nest": "deep-nesting",
+    }
+    return simple.get(str(kind), "core")

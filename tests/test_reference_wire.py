@@ -1,0 +1,124 @@
+"""The tagged JSON encoding of JS-only values (spec/features.md) and the JS number helpers."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+from doomloop_kit.reference import UNDEFINED, JsBigInt, JsFunction, canonicalize, wire
+from doomloop_kit.reference.jsvalues import number_to_string
+from doomloop_kit.reference.utf16 import code_unit_length, tail_code_units
+
+
+def test_scalar_tags() -> None:
+    assert wire.decode({"$js": "undefined"}) is UNDEFINED
+    assert math.isnan(wire.decode({"$js": "number", "value": "NaN"}))  # type: ignore[arg-type]
+    assert wire.decode({"$js": "number", "value": "-Infinity"}) == -math.inf
+    negative_zero = wire.decode({"$js": "number", "value": "-0"})
+    assert negative_zero == 0 and math.copysign(1, negative_zero) < 0  # type: ignore[arg-type]
+    assert wire.decode({"$js": "bigint", "value": "-12"}) == JsBigInt(-12)
+    assert wire.decode({"$js": "symbol"}) == JsFunction("symbol")
+    assert wire.decode({"$js": "function"}) == JsFunction("function")
+
+
+def test_loop_key_functions() -> None:
+    returns = wire.decode({"$js": "function", "returns": {"k": {"$js": "undefined"}}})
+    assert callable(returns) and returns({}) == {"k": UNDEFINED}
+    nothing = wire.decode({"$js": "function", "returns": {"$js": "undefined"}})
+    assert callable(nothing) and nothing({}) is UNDEFINED
+    throws = wire.decode({"$js": "function", "throws": "no"})
+    assert callable(throws)
+    with pytest.raises(RuntimeError, match="no"):
+        throws({})
+
+
+def test_structural_tags() -> None:
+    value = wire.decode(
+        {"a": [{"$js": "ref", "up": 2}], "n": {"$js": "nest", "depth": 2, "value": {}}}
+    )
+    assert isinstance(value, dict)
+    assert value["a"][0] is value
+    assert value["n"] == [[{}]]
+    literal = wire.decode(
+        {"$js": "object", "value": {"$js": "undefined", "x": {"$js": "undefined"}}}
+    )
+    assert literal == {"$js": "undefined", "x": UNDEFINED}
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        {"$js": "nope"},
+        {"$js": "number", "value": "1"},
+        {"$js": "bigint", "value": "1.5"},
+        {"$js": "bigint", "value": 1},
+        {"$js": "ref", "up": 1},
+        {"$js": "ref", "up": True},
+        [{"$js": "ref", "up": 2}],
+        {"$js": "nest", "depth": -1, "value": 1},
+        {"$js": "object", "value": [1]},
+    ],
+)
+def test_malformed_tags(bad: object) -> None:
+    with pytest.raises(wire.WireError):
+        wire.decode(bad)
+
+
+def test_encode_round_trip() -> None:
+    tagged = {
+        "u": {"$js": "undefined"},
+        "n": [{"$js": "number", "value": v} for v in ("NaN", "Infinity", "-Infinity", "-0")],
+        "b": {"$js": "bigint", "value": "9"},
+        "f": [{"$js": "function"}, {"$js": "symbol"}],
+        "k": [{"$js": "function", "returns": 1}, {"$js": "function", "throws": "x"}],
+        "c": [{"$js": "ref", "up": 2}],
+        "l": {"$js": "object", "value": {"$js": 1}},
+        "s": "\ud800",
+    }
+    assert wire.encode(wire.decode(tagged)) == tagged
+    assert json.loads(json.dumps(tagged)) == tagged
+
+
+def test_features_of() -> None:
+    assert wire.features_of({"a": [1, "x", None]}) == set()
+    assert wire.features_of({"$js": "object", "value": {}}) == set()
+    assert wire.features_of(
+        [
+            {"$js": "undefined"},
+            {"$js": "number", "value": "-0"},
+            {"$js": "number", "value": "NaN"},
+            {"$js": "bigint", "value": "1"},
+            {"$js": "symbol"},
+            {"$js": "function", "throws": "x"},
+            {"$js": "ref", "up": 1},
+            {"$js": "nest", "depth": 70, "value": 1},
+            {"\ud800": 2**60},
+        ]
+    ) == {
+        "undefined",
+        "negative-zero",
+        "non-finite-numbers",
+        "bigint",
+        "function-values",
+        "loop-key-functions",
+        "circular-references",
+        "deep-nesting",
+        "lone-surrogates",
+        "large-integers",
+    }
+    assert set(wire.FEATURES) >= {"json-own-members", "lone-surrogates"}
+
+
+def test_number_helpers() -> None:
+    assert number_to_string(3.0) == "3" and number_to_string(2.5) == "2.5"
+    with pytest.raises(ValueError):
+        number_to_string(math.inf)
+    assert repr(UNDEFINED) == "UNDEFINED"
+    assert canonicalize(wire.decode({"$js": "nest", "depth": 1, "value": "x"})) == '["x"]'
+
+
+def test_code_units() -> None:
+    assert code_unit_length("a\U0001f600") == 3
+    assert tail_code_units("abc", 0) == ""
+    assert tail_code_units("ab", 5) == "ab"
