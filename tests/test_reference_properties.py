@@ -219,3 +219,44 @@ def test_get_state_is_schema_valid_and_round_trips(
     validator().validate(state)
     assert json.loads(json.dumps(state)) == state
     validator().validate(new_monitor(option, state).get_state())
+
+
+# Blobs a conforming writer never emits (the schema rejects them) that a reader
+# still accepts, entry by entry, because restore follows STATE-*, not the schema.
+F = "a" * 64
+READER_ACCEPTS = [
+    (
+        {"tools": {"t": {"fingerprint": "not-hex", "streak": 2}}},
+        {"fingerprint": "not-hex", "streak": 2},
+    ),
+    ({"tools": {"t": {"fingerprint": F, "streak": 2.5}}}, {"fingerprint": F, "streak": 2}),
+    ({"tools": {"t": {"fingerprint": F, "streak": 0}}}, {"fingerprint": F, "streak": 1}),
+    (
+        {"tools": {"t": {"fingerprint": F, "streak": 1, "extra": True}}},
+        {"fingerprint": F, "streak": 1},
+    ),
+    (
+        {"tools": {"t": {"fingerprint": F, "streak": 1, "roundFingerprints": [F]}}},
+        {"fingerprint": F, "streak": 1},
+    ),
+    (
+        {"tools": {"t": {"fingerprint": F, "streak": 1}}, "future": 1},
+        {"fingerprint": F, "streak": 1},
+    ),
+    ({"tools": [{"fingerprint": F, "streak": 1}]}, None),
+]
+
+
+def test_schema_does_not_govern_what_a_reader_accepts() -> None:
+    for blob, entry in READER_ACCEPTS:
+        assert not validator().is_valid(blob), blob
+        state = new_monitor(True, blob).get_state()
+        tools = state["tools"]
+        assert isinstance(tools, dict)
+        assert tools == (
+            {"t": entry} if entry is not None else {"0": {"fingerprint": F, "streak": 1}}
+        )
+    # and a schema-valid blob is read as written
+    valid = {"tools": {"t": {"fingerprint": F, "streak": 3}}, "pendingSteer": ["x"]}
+    assert validator().is_valid(valid)
+    assert new_monitor(True, valid).get_state() == {"tools": {"t": {"fingerprint": F, "streak": 3}}}
