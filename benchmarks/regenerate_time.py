@@ -1,0 +1,62 @@
+"""Time a full in-memory regeneration and report what the generated set covers.
+
+    python benchmarks/regenerate_time.py [--root vectors]
+
+Prints the build time, the total bytes, and per generated family the number
+of transcripts and the share that reach each ladder action (a verdict or a
+resolveLadderAction result with that action). Reads nothing but the code; it
+writes nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from collections import Counter
+
+from doomloop_kit.generators import regenerate
+
+ACTIONS = ("observe", "steer", "escalate", "block", "stop")
+
+
+def actions_of(vector: dict) -> set[str]:  # type: ignore[type-arg]
+    found: set[str] = set()
+    for step in vector["steps"]:
+        result = step["expect"].get("result")
+        if isinstance(result, dict):
+            verdict = result.get("verdict", result)
+            if isinstance(verdict, dict) and verdict.get("action") in ACTIONS:
+                found.add(verdict["action"])
+        elif step["op"] == "resolveLadderAction" and result in ACTIONS:
+            found.add(result)
+    return found
+
+
+def main() -> int:
+    argparse.ArgumentParser(description=__doc__).parse_args()
+    started = time.perf_counter()
+    files = regenerate.build_all()
+    elapsed = time.perf_counter() - started
+    total = sum(len(data) for data in files.values())
+    print(f"built {len(files)} files, {total} bytes, in {elapsed:.1f}s")
+    overall: Counter[str] = Counter()
+    count = 0
+    for path, data in files.items():
+        if not path.startswith("generated/"):
+            continue
+        vectors = json.loads(data)["vectors"]
+        family: Counter[str] = Counter()
+        for vector in vectors:
+            family.update(actions_of(vector))
+        overall += family
+        count += len(vectors)
+        shares = " ".join(f"{a}={family[a] / len(vectors):.0%}" for a in ACTIONS)
+        print(f"  {path:32} {len(vectors):4}  {shares}")
+    shares = " ".join(f"{a}={overall[a] / count:.0%}" for a in ACTIONS)
+    print(f"  {'all generated':32} {count:4}  {shares}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,293 @@
+"""The conformance matrix, generated from the runner's JSON-lines reports.
+
+``doomloop-kit conformance run --report-json FILE`` writes a ``header`` line
+(with the harness's ``implementation`` and declared ``features``), one
+``vector`` line per vector (``id``, ``file``, ``status``) and a ``footer`` line
+(totals). Every ``*.jsonl`` file of the reports directory is one row of the
+matrix. Columns are the vector families and the optional features; a cell
+counts the passed vectors over the vectors of that column in the run, e.g.
+``212/212``. The page carries no timestamps or paths, so the same reports give
+the same page.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .util import md_cell
+from .vectors import Catalog
+
+PASSED = "passed"
+BAD = ("failed", "errored", "xpassed")
+_FILE_LABEL = re.compile(r"(?:^|/)(curated|generated)/([a-z0-9][a-z0-9-]*)\.json$")
+
+
+@dataclass
+class Run:
+    source: str
+    """The report's file name (not its path: the page must not depend on where it lives)."""
+    implementation: dict[str, Any] = field(default_factory=dict)
+    declared: list[str] = field(default_factory=list)
+    protocol: Any = None
+    manifest_sha256: str | None = None
+    vectors: list[dict[str, Any]] = field(default_factory=list)
+    footer: dict[str, Any] | None = None
+    problems: list[str] = field(default_factory=list)
+
+    @property
+    def label(self) -> str:
+        impl = self.implementation
+        name = str(impl.get("name") or Path(self.source).stem)
+        extra = ", ".join(str(impl[k]) for k in ("language", "version") if impl.get(k))
+        return f"{name} ({extra})" if extra else name
+
+    def sort_key(self) -> tuple[str, str, str]:
+        impl = self.implementation
+        return (str(impl.get("name", "")), str(impl.get("language", "")), self.source)
+
+
+def read_report(path: Path) -> Run:
+    run = Run(source=path.name)
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as error:
+        run.problems.append(f"unreadable: {error}")
+        return run
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            item = json.loads(line)
+        except ValueError:
+            run.problems.append(f"line {number} is not JSON")
+            continue
+        if not isinstance(item, dict):
+            run.problems.append(f"line {number} is not an object")
+            continue
+        kind = item.get("type")
+        if kind == "header":
+            harness = item.get("harness") or {}
+            run.implementation = dict(harness.get("implementation") or {})
+            run.declared = sorted(str(f) for f in harness.get("features") or [])
+            run.protocol = harness.get("protocol", item.get("protocol"))
+            vector_set = item.get("vectorSet") or {}
+            run.manifest_sha256 = vector_set.get("sha256")
+        elif kind == "vector":
+            run.vectors.append(item)
+        elif kind == "footer":
+            run.footer = item
+    if run.footer is None:
+        run.problems.append("no footer: the run did not finish (truncated report)")
+    return run
+
+
+def load_runs(reports_dir: Path) -> list[Run]:
+    if not reports_dir.is_dir():
+        return []
+    runs = [read_report(p) for p in sorted(reports_dir.glob("*.jsonl"))]
+    return sorted(runs, key=Run.sort_key)
+
+
+@dataclass
+class Cell:
+    passed: int = 0
+    total: int = 0
+    bad: int = 0
+    skipped: int = 0
+
+    def add(self, status: str) -> None:
+        self.total += 1
+        if status == PASSED:
+            self.passed += 1
+        elif status in BAD:
+            self.bad += 1
+        elif status == "skipped":
+            self.skipped += 1
+
+    def text(self) -> str:
+        if self.total == 0:
+            return "-"
+        out = f"{self.passed}/{self.total}"
+        notes = []
+        if self.bad:
+            notes.append(f"{self.bad} failing")
+        if self.skipped:
+            notes.append(f"{self.skipped} skipped")
+        if notes:
+            out += " (" + ", ".join(notes) + ")"
+        if self.bad:
+            out = f"**{out}**"
+        return out
+
+
+def column_of(item: dict[str, Any], catalog_files: dict[str, tuple[str, str]]) -> tuple[str, str]:
+    match = _FILE_LABEL.search(str(item.get("file", "")))
+    if match:
+        return match.group(1), match.group(2)
+    vid = str(item.get("id", ""))
+    if vid in catalog_files:
+        return catalog_files[vid]
+    return "other", vid.split("/", 1)[0]
+
+
+def page(runs: list[Run], catalog: Catalog, reports_hint: str, manifest: Path | None) -> str:
+    out = [
+        "---",
+        "hide:",
+        "  - navigation",
+        "  - toc",
+        "---",
+        "",
+        "# Conformance matrix {#conformance-matrix}",
+        "",
+        "Results of the in-tree ports against the vectors, generated when the site is "
+        "built from the conformance runner's JSON-lines reports "
+        f"(`doomloop-kit conformance run --report-json`; read from `{reports_hint}`, "
+        "set `DOOMLOOP_DOCS_REPORTS` to read another folder). A cell counts the passed "
+        "vectors over the vectors of that column in the run: `212/212` is all passed. "
+        "Failing cells are bold; *skipped* vectors need a feature the harness does not "
+        "declare.",
+        "",
+    ]
+    if not runs:
+        out += [
+            "!!! info \"No conformance reports yet\"",
+            f"    No report files (`*.jsonl`) were found in `{reports_hint}`, so there are "
+            "no results to show. Run `make docs` (it runs every in-tree port with "
+            "`--report-json` and then builds the site), or write the reports yourself "
+            "and rebuild.",
+            "",
+        ]
+        return "\n".join(out) + "\n"
+
+    current_sha = None
+    if manifest is not None and manifest.is_file():
+        current_sha = hashlib.sha256(manifest.read_bytes()).hexdigest()
+    catalog_files = {v["id"]: (f.kind, f.family) for f in catalog.files for v in f.vectors}
+    features_by_id = catalog.features_by_id()
+
+    columns: list[tuple[str, str]] = [(f.kind, f.family) for f in catalog.files]
+    for run in runs:
+        for item in run.vectors:
+            col = column_of(item, catalog_files)
+            if col not in columns:
+                columns.append(col)
+    feature_names = sorted(
+        {name for names in features_by_id.values() for name in names}
+        | {name for run in runs for name in run.declared}
+    )
+
+    summary = [
+        "## Implementations {#implementations}",
+        "",
+        "| Implementation | Protocol | Declared features | Passed | Failing | Skipped | Run |",
+        "| --- | --- | --- | ---: | ---: | ---: | --- |",
+    ]
+    family_rows: list[tuple[str, Cell, dict[tuple[str, str], Cell]]] = []
+    feature_rows = []
+    for run in runs:
+        statuses = Counter(str(v.get("status")) for v in run.vectors)
+        bad = sum(statuses[s] for s in BAD)
+        state = "complete"
+        if run.footer is None:
+            state = "**truncated**"
+        elif run.footer.get("aborted"):
+            state = f"**ended early**: {md_cell(str(run.footer['aborted']))}"
+        if current_sha and run.manifest_sha256 and run.manifest_sha256 != current_sha:
+            state += " (**stale**: another vector set)"
+        if run.problems and run.footer is not None:
+            state += " (" + md_cell("; ".join(run.problems)) + ")"
+        if not run.declared:
+            declared = "none"
+        elif set(run.declared) >= set(feature_names):
+            declared = f"all {len(run.declared)}"
+        else:
+            declared = ", ".join(f"`{f}`" for f in run.declared)
+        summary.append(
+            f"| {md_cell(run.label)} | {run.protocol if run.protocol is not None else '?'} | "
+            f"{declared} | {statuses[PASSED]}/{len(run.vectors)} | {bad} | "
+            f"{statuses['skipped']} | {state} |"
+        )
+        cells = {col: Cell() for col in columns}
+        feature_cells = {name: Cell() for name in feature_names}
+        total = Cell()
+        for item in run.vectors:
+            status = str(item.get("status"))
+            cells[column_of(item, catalog_files)].add(status)
+            total.add(status)
+            for name in features_by_id.get(str(item.get("id")), []):
+                feature_cells[name].add(status)
+        family_rows.append((run.label, total, cells))
+        feature_rows.append(
+            f"| {md_cell(run.label)} | "
+            + " | ".join(
+                feature_cells[n].text() + (" ✓" if n in run.declared else "")
+                for n in feature_names
+            )
+            + " |"
+        )
+
+    known = {(f.kind, f.family) for f in catalog.files}
+
+    def header(col: tuple[str, str]) -> str:
+        kind, family = col
+        if col in known:
+            return f"[{family}](vectors/{kind}/{family}.md)"
+        return family
+
+    out += [*summary, ""]
+    out += ["## By family {#by-family}", ""]
+    kinds = list(dict.fromkeys(kind for kind, _ in columns))
+    for kind in kinds:
+        group = [c for c in columns if c[0] == kind]
+        out += [
+            f"### {kind.capitalize()} families {{#by-family-{kind}}}",
+            "",
+            "| Implementation | All "
+            + kind
+            + " | "
+            + " | ".join(header(c) for c in group)
+            + " |",
+            "| --- | ---: | " + " | ".join("---:" for _ in group) + " |",
+        ]
+        for label, _, cells in family_rows:
+            subtotal = Cell()
+            for c in group:
+                cell = cells[c]
+                subtotal.passed += cell.passed
+                subtotal.total += cell.total
+                subtotal.bad += cell.bad
+                subtotal.skipped += cell.skipped
+            out.append(
+                f"| {md_cell(label)} | {subtotal.text()} | "
+                + " | ".join(cells[c].text() for c in group)
+                + " |"
+            )
+        out.append("")
+    if feature_names:
+        out += [
+            "## By feature {#by-feature}",
+            "",
+            "A column counts the vectors that need the feature; ✓ marks a feature the "
+            "harness declares.",
+            "",
+            "| Implementation | " + " | ".join(f"`{n}`" for n in feature_names) + " |",
+            "| --- | " + " | ".join("---:" for _ in feature_names) + " |",
+            *feature_rows,
+            "",
+        ]
+    out += [
+        "## Reports {#reports}",
+        "",
+        "| Report file | Implementation |",
+        "| --- | --- |",
+        *(f"| `{md_cell(run.source)}` | {md_cell(run.label)} |" for run in runs),
+        "",
+    ]
+    return "\n".join(out) + "\n"

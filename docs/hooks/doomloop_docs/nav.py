@@ -1,0 +1,71 @@
+"""The site navigation, built from the files present at build time."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from mkdocs.structure.files import Files
+
+if TYPE_CHECKING:
+    from .site import BuildState
+
+NavItem = Any
+
+DOCS_PAGES = {
+    "home": "index.md",
+    "harness": "guide/write-a-harness.md",
+    "versioning": "versioning.md",
+    "changelog": "changelog.md",
+}
+
+
+def _present(files: Files, src_uri: str) -> bool:
+    return files.get_file_from_path(src_uri) is not None
+
+
+def build(files: Files, state: BuildState) -> list[NavItem]:
+    from .site import MATRIX_PAGE, STATEMENT_IDS_PAGE
+
+    spec_pages: list[NavItem] = list(state.spec_index.pages)
+    spec_pages.append({"Index of statement ids": STATEMENT_IDS_PAGE})
+
+    schema_pages: list[NavItem] = ["schemas/index.md"]
+    folders: dict[str, list[NavItem]] = {}
+    for f in state.schema_files:
+        folder, _, name = f.rel.rpartition("/")
+        if folder:
+            folders.setdefault(folder, []).append({name: f.page_uri})
+        else:
+            schema_pages.append({name: f.page_uri})
+    schema_pages += [{f"{folder}/": pages} for folder, pages in sorted(folders.items())]
+
+    vector_pages: list[NavItem] = ["vectors/index.md"]
+    for kind in ("curated", "generated"):
+        family_pages = [
+            {f.family: f.page_uri} for f in state.catalog.files if f.kind == kind
+        ]
+        if family_pages:
+            vector_pages.append({kind.capitalize(): family_pages})
+
+    conformance: list[NavItem] = [{"Conformance matrix": MATRIX_PAGE}]
+    if _present(files, DOCS_PAGES["harness"]):
+        conformance.append({"Write a harness": DOCS_PAGES["harness"]})
+
+    project: list[NavItem] = [
+        {title: DOCS_PAGES[key]}
+        for key, title in (("versioning", "Versioning policy"), ("changelog", "Changelog"))
+        if _present(files, DOCS_PAGES[key])
+    ]
+
+    out: list[NavItem] = []
+    if _present(files, DOCS_PAGES["home"]):
+        out.append({"Home": DOCS_PAGES["home"]})
+    out += [
+        {"Specification": spec_pages},
+        {"Schemas": schema_pages},
+        {"Vector catalog": vector_pages},
+        {"Conformance": conformance},
+    ]
+    if project:
+        out.append({"Project": project})
+    return out

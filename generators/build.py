@@ -1,0 +1,164 @@
+"""Turn a transcript into a vector by running it through the reference.
+
+A *transcript* is a plain dict (tagged JSON throughout)::
+
+    {"option": <option>,            # present iff a step needs a monitor
+     "initialState": <blob>,        # optional: construct-then-restore
+     "steps": [{"op": "recordToolCall", "toolName": ..., ...}, ...]}
+
+Its steps carry inputs but no expectations. :func:`expectations` runs them
+through :mod:`~doomloop_kit.generators.oracle` and returns, per step,
+``{"result": oracle.normative(op, result)}`` or ``{"error": code}``;
+:func:`build_vector` wraps that into a :class:`~.format.Vector` with its
+features computed by ``wire.features_of`` over every input. Expected results
+are never typed by hand: this module is the only place they come from.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from doomloop_kit.reference import wire
+
+from . import oracle
+from .format import ABSENT, FUNCTION_OPS, MONITOR_OPS, RESUME_OP, Step, Vector
+
+Transcript = Mapping[str, Any]
+"""``{"option"?, "initialState"?, "steps": [...]}`` -- see the module docstring."""
+
+
+DECLARED_ONLY_FEATURES = frozenset({"json-own-members"})
+"""Features that mark an expectation rather than an input encoding (spec CONF-07)."""
+
+
+class BuildError(ValueError):
+    """A transcript the reference cannot run (a generator or curation bug)."""
+
+
+def needs_monitor(steps: Iterable[Mapping[str, Any]]) -> bool:
+    return any(step["op"] in MONITOR_OPS or step["op"] == RESUME_OP for step in steps)
+
+
+def _inputs(step: Mapping[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in step.items() if k not in ("op", "expect")}
+
+
+def expectations(transcript: Transcript) -> list[dict[str, Any]]:
+    """The expectation of every step, computed by the reference (spec/vectors.md#expect)."""
+    steps = transcript["steps"]
+    option = transcript.get("option", ABSENT)
+    monitor = None
+    if needs_monitor(steps):
+        if option is ABSENT:
+            raise BuildError("a transcript with monitor steps needs an option")
+        request: dict[str, Any] = {"option": option}
+        if "initialState" in transcript:
+            request["state"] = transcript["initialState"]
+        try:
+            monitor = oracle.create_monitor(request)
+        except oracle.OpError as error:
+            raise BuildError(f"cannot create the monitor: {error}") from error
+    result_list: list[dict[str, Any]] = []
+    for index, step in enumerate(steps):
+        op = step["op"]
+        try:
+            if op == RESUME_OP:
+                monitor, result = oracle.resume(monitor, option)  # type: ignore[arg-type]
+            elif op in MONITOR_OPS:
+                result = oracle.MONITOR_OPS[op](monitor, step)  # type: ignore[arg-type]
+            elif op in FUNCTION_OPS:
+                result = oracle.FUNCTION_OPS[op](step)
+            else:
+                raise BuildError(f"step {index}: unknown op {op!r}")
+        except oracle.OpError as error:
+            if error.code != "canonicalization":
+                raise BuildError(f"step {index} ({op}): {error.code}: {error}") from error
+            result_list.append({"error": error.code})
+            continue
+        result_list.append({"result": oracle.normative(op, result)})
+    return result_list
+
+
+def features_of_transcript(transcript: Transcript) -> list[str]:
+    """Sorted features needed by every input of the transcript (spec/features.md)."""
+    found: set[str] = set()
+    for name in ("option", "initialState"):
+        if name in transcript:
+            found |= wire.features_of(transcript[name])
+    for step in transcript["steps"]:
+        for value in _inputs(step).values():
+            found |= wire.features_of(value)
+    return sorted(found)
+
+
+def features_of_vector(vector: Vector) -> list[str]:
+    """The features field a vector must carry: wire.features_of over its inputs."""
+    return features_of_transcript(transcript_of(vector))
+
+
+def transcript_of(vector: Vector) -> dict[str, Any]:
+    """The transcript (inputs only) of a vector."""
+    transcript: dict[str, Any] = {}
+    if vector.option is not ABSENT:
+        transcript["option"] = vector.option
+    if vector.initial_state is not ABSENT:
+        transcript["initialState"] = vector.initial_state
+    transcript["steps"] = [step.request() for step in vector.steps]
+    return transcript
+
+
+def content_hash(transcript: Transcript) -> str:
+    """First 10 hex of SHA-256 over the canonical JSON of the transcript's inputs.
+
+    The canonical JSON is ``{"option"?, "initialState"?, "steps"}`` (steps as
+    ``{"op", ...inputs}``, tagged inputs as plain data) written with sorted
+    member names, no whitespace and ASCII escapes (Python
+    ``json.dumps(..., sort_keys=True, separators=(",", ":"))``), so the id of a
+    generated vector names its content. It is not the spec's canonical form
+    on purpose: inputs may be nested deeper than that form allows.
+    """
+    data: dict[str, Any] = {}
+    for name in ("option", "initialState"):
+        if name in transcript:
+            data[name] = transcript[name]
+    data["steps"] = [{"op": step["op"], **_inputs(step)} for step in transcript["steps"]]
+    text = json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+    return hashlib.sha256(text.encode("ascii")).hexdigest()[:10]
+
+
+def build_vector(
+    id: str,
+    description: str,
+    spec: Sequence[str],
+    tags: Sequence[str],
+    transcript: Transcript,
+    extra_features: Sequence[str] = (),
+) -> Vector:
+    """Run ``transcript`` through the reference and return the finished vector.
+
+    ``extra_features`` names features that no input encoding reveals; only
+    ``json-own-members`` (spec/features.md) is such a feature.
+    """
+    if set(extra_features) - DECLARED_ONLY_FEATURES:
+        raise BuildError(f"{id}: only {sorted(DECLARED_ONLY_FEATURES)} may be declared by hand")
+    steps = list(transcript["steps"])
+    if not steps:
+        raise BuildError(f"{id}: a vector needs at least one step")
+    expects = expectations(transcript)
+    built = [
+        Step(step["op"], _inputs(step), expect) for step, expect in zip(steps, expects, strict=True)
+    ]
+    vector = Vector(
+        id=id,
+        description=description,
+        spec=list(dict.fromkeys(spec)),
+        tags=list(dict.fromkeys(tags)),
+        features=sorted(set(features_of_transcript(transcript)) | set(extra_features)),
+        steps=built,
+        option=transcript["option"] if needs_monitor(steps) else ABSENT,
+        initial_state=transcript.get("initialState", ABSENT),
+    )
+    return vector

@@ -1,0 +1,312 @@
+"""Restoring hostile or foreign state blobs (spec section 10.2, STATE-12..30).
+
+Each scenario builds some state, restores a blob, reads it back with
+getState and then records calls that show which streaks survived. The
+fingerprints written into blobs are inputs (what a writer would persist),
+computed here from the reference's fingerprint function.
+"""
+
+# ruff: noqa: E501  (scenario descriptions are one-line sentences)
+
+from __future__ import annotations
+
+from typing import Any
+
+from doomloop_kit.reference import fingerprint_key_material, fingerprint_tool_call
+
+from ..steps import INFINITY, NAN, can_escalate, get_state, path_rounds, record, restore, text
+
+FAMILY = "restore"
+DESCRIPTION = "restore of hostile and foreign blobs: fail-open reading, then the streaks it left"
+
+
+def fp(path: str, tool: str = "read") -> str:
+    return fingerprint_tool_call(tool, {"path": path})
+
+
+A, B, C = fp("a"), fp("b"), fp("c")
+SAME_TEXT = "Same again."
+TEXT_FP = fingerprint_key_material(SAME_TEXT)
+HUGE = 10**400  # a JSON integer literal beyond the double range: Infinity once parsed
+
+
+def _after(tool: str = "read", paths: tuple[str, ...] = ("a",)) -> list[dict[str, Any]]:
+    return [record(tool, {"path": p}, 0) for p in paths]
+
+
+def _scenario(
+    name: str,
+    pins: str,
+    spec: list[str],
+    blob: Any,
+    *,
+    setup: list[dict[str, Any]] | None = None,
+    after: list[dict[str, Any]] | None = None,
+    option: Any = True,
+) -> dict[str, Any]:
+    steps = (setup if setup is not None else path_rounds([["a"], ["a"]])) + [
+        restore(blob),
+        get_state(),
+    ]
+    steps += after if after is not None else _after()
+    return {
+        "name": name,
+        "description": pins,
+        "spec": ["STATE-12", *spec],
+        "tags": ["restore"],
+        "option": option,
+        "steps": steps,
+    }
+
+
+SCENARIOS: list[dict[str, Any]] = [
+    _scenario(
+        "not-an-object-null",
+        "restore(null) leaves the state exactly as it was (streak keeps climbing)",
+        ["STATE-13"],
+        None,
+    ),
+    *[
+        _scenario(
+            f"not-an-object-{label}",
+            f"restore of {label} leaves the state untouched",
+            ["STATE-13"],
+            blob,
+        )
+        for label, blob in (
+            ("array", [{"tools": {}}]),
+            ("string", '{"tools":{}}'),
+            ("number", 3),
+            ("boolean", True),
+        )
+    ],
+    _scenario(
+        "empty-object-clears",
+        "restore({}) replaces the state with an empty one",
+        ["STATE-14", "STATE-16"],
+        {},
+    ),
+    _scenario(
+        "valid-blob-continues",
+        "a valid blob is adopted: the next record of a continues its streak",
+        ["STATE-14", "STATE-17", "STATE-26"],
+        {"tools": {"read": {"fingerprint": A, "streak": 2}}},
+        setup=[],
+        after=_after() + _after(paths=("b",)),
+    ),
+    _scenario(
+        "tool-value-wrong-types",
+        "tool values with a non-string fingerprint or a non-number streak are skipped",
+        ["STATE-17", "STATE-18"],
+        {
+            "tools": {
+                "read": {"fingerprint": 5, "streak": 2},
+                "grep": {"fingerprint": A, "streak": "2"},
+                "fetch": {"fingerprint": A, "streak": True},
+                "list": [A, 2],
+                "find": None,
+                "ok": {"fingerprint": fp("a", "ok"), "streak": 2},
+            }
+        },
+        after=_after() + _after("ok"),
+    ),
+    _scenario(
+        "streak-clamping",
+        "streaks are floored and clamped to [1, 1000000]; a non-finite streak invalidates the entry",
+        ["STATE-18", "STATE-21", "DATA-12"],
+        {
+            "tools": {
+                "neg": {"fingerprint": fp("a", "neg"), "streak": -5},
+                "frac": {"fingerprint": fp("a", "frac"), "streak": 2.7},
+                "huge": {"fingerprint": fp("a", "huge"), "streak": 5e6},
+                "inf": {"fingerprint": fp("a", "inf"), "streak": HUGE},
+                "nan": {"fingerprint": fp("a", "nan"), "streak": NAN},
+                "zero": {"fingerprint": fp("a", "zero"), "streak": 0},
+            }
+        },
+        setup=[],
+        after=[record(t, {"path": "a"}, 0) for t in ("neg", "frac", "huge", "inf", "nan", "zero")],
+    ),
+    _scenario(
+        "proto-and-constructor-tools",
+        "__proto__ and constructor are ordinary tool names",
+        ["STATE-17", "DIV-03", "MON-02"],
+        {
+            "tools": {
+                "__proto__": {"fingerprint": fp("a", "__proto__"), "streak": 2},
+                "constructor": {"fingerprint": fp("a", "constructor"), "streak": 1},
+            }
+        },
+        setup=[],
+        after=[
+            record("__proto__", {"path": "a"}, 0),
+            record("constructor", {"path": "a"}, 0),
+            record("toString", {"path": "a"}, 0),
+            get_state(),
+        ],
+    ),
+    _scenario(
+        "round-fingerprints-unsorted-duplicates",
+        "roundFingerprints are sorted on restore and duplicates kept",
+        ["STATE-22", "STATE-23", "STATE-25"],
+        {"tools": {"read": {"fingerprint": C, "streak": 2, "roundFingerprints": [C, A, B, A]}}},
+        setup=[],
+        after=[*path_rounds([["a", "b", "c"]]), get_state()],
+    ),
+    _scenario(
+        "round-fingerprints-one-element",
+        "a one-element roundFingerprints is ignored: the set is [fingerprint]",
+        ["STATE-22"],
+        {"tools": {"read": {"fingerprint": A, "streak": 2, "roundFingerprints": [B]}}},
+        setup=[],
+        after=[*path_rounds([["a"]]), get_state()],
+    ),
+    _scenario(
+        "round-fingerprints-non-strings",
+        "roundFingerprints with a non-string member is ignored entirely",
+        ["STATE-22"],
+        {"tools": {"read": {"fingerprint": A, "streak": 2, "roundFingerprints": [A, 7, B]}}},
+        setup=[],
+        after=[*path_rounds([["a", "b"]]), get_state()],
+    ),
+    _scenario(
+        "round-fingerprints-without-call-streaks",
+        "a round set without callStreaks: every member gets the streak",
+        ["STATE-22", "STATE-25"],
+        {"tools": {"read": {"fingerprint": A, "streak": 2, "roundFingerprints": [A, B]}}},
+        setup=[],
+        after=[*path_rounds([["a", "b"]]), get_state()],
+    ),
+    _scenario(
+        "call-streaks-junk",
+        "callStreaks keeps finite numbers >= 1 floored; strings, booleans, arrays, <1 dropped",
+        ["STATE-24"],
+        {
+            "tools": {
+                "read": {
+                    "fingerprint": A,
+                    "streak": 1,
+                    "callStreaks": {A: 2.9, B: "3", C: -1, "x": 0.5, "y": [2], "z": True, "w": 1e9},
+                }
+            }
+        },
+        setup=[],
+        after=[*path_rounds([["a"], ["b"], ["c"]], declared=False), get_state()],
+    ),
+    _scenario(
+        "call-streaks-all-junk-rebuilt",
+        "when no per-call count survives, counts are rebuilt from the round set",
+        ["STATE-24", "STATE-25"],
+        {"tools": {"read": {"fingerprint": A, "streak": 3, "callStreaks": {A: 0, B: "x"}}}},
+        setup=[],
+        after=[*path_rounds([["a"]]), get_state()],
+    ),
+    _scenario(
+        "call-streaks-array-and-string",
+        'callStreaks as an array has members "0", "1", ...; as a string, none',
+        ["STATE-16", "STATE-24", "DIV-04"],
+        {
+            "tools": {
+                "read": {"fingerprint": A, "streak": 2, "callStreaks": [4, 5]},
+                "grep": {"fingerprint": fp("a", "grep"), "streak": 2, "callStreaks": "abc"},
+            }
+        },
+        setup=[],
+        after=[get_state(), *_after(), *_after("grep")],
+    ),
+    _scenario(
+        "tools-as-array",
+        'tools as an array restores tools named "0", "1"',
+        ["STATE-16", "STATE-17", "DIV-04"],
+        {
+            "tools": [
+                {"fingerprint": fp("a", "0"), "streak": 2},
+                {"fingerprint": fp("a", "1"), "streak": 1},
+            ]
+        },
+        setup=[],
+        after=[record("0", {"path": "a"}, 0), record("1", {"path": "a"}, 0)],
+    ),
+    _scenario(
+        "tools-junk",
+        "tools as a string or number restores no tool",
+        ["STATE-16"],
+        {"tools": "read", "escalationsUsed": 1},
+        after=_after(),
+    ),
+    _scenario(
+        "text-invalid",
+        "an invalid text member means no text streak",
+        ["STATE-27"],
+        {"tools": {}, "text": {"fingerprint": 1, "streak": 2}},
+        setup=[text(SAME_TEXT), text(SAME_TEXT)],
+        after=[get_state(), text(SAME_TEXT)],
+    ),
+    _scenario(
+        "text-non-finite",
+        "a text streak of 1e400 (Infinity) is invalid",
+        ["STATE-27", "DATA-12"],
+        {"tools": {}, "text": {"fingerprint": TEXT_FP, "streak": HUGE}},
+        setup=[],
+        after=[text(SAME_TEXT)],
+    ),
+    _scenario(
+        "text-not-clamped",
+        "a valid text streak is kept unchanged (no floor, no clamp) and continues",
+        ["STATE-27", "MON-46"],
+        {"tools": {}, "text": {"fingerprint": TEXT_FP, "streak": 4.5}},
+        setup=[],
+        after=[get_state(), text(SAME_TEXT)],
+    ),
+    _scenario(
+        "escalations-used-junk",
+        "escalationsUsed: floor of a finite number >= 0, else 0",
+        ["STATE-28", "MON-52"],
+        {"tools": {}, "escalationsUsed": 1.7},
+        setup=[],
+        after=[
+            get_state(),
+            can_escalate(),
+            restore({"escalationsUsed": -1}),
+            get_state(),
+            restore({"escalationsUsed": "2"}),
+            get_state(),
+            restore({"escalationsUsed": INFINITY}),
+            get_state(),
+            restore({"escalationsUsed": 2}),
+            can_escalate(),
+        ],
+        option={"ladder": {"escalate": 2}, "escalation": {"model": "m", "maxEscalations": 2}},
+    ),
+    _scenario(
+        "engine-fields-ignored",
+        "stopVerdict, pendingSteer and unknown members are ignored and never echoed",
+        ["STATE-29", "STATE-09"],
+        {
+            "tools": {"read": {"fingerprint": A, "streak": 2, "note": "x"}},
+            "stopVerdict": {"action": "stop"},
+            "pendingSteer": ["x"],
+            "version": 9,
+        },
+        setup=[],
+        after=[get_state(), *_after()],
+    ),
+    {
+        "name": "initial-state-construct-then-restore",
+        "description": "a monitor constructed with an initial state behaves as construct-then-restore",
+        "spec": ["MON-06", "STATE-14"],
+        "tags": ["restore"],
+        "option": True,
+        "initialState": {"tools": {"read": {"fingerprint": A, "streak": 2}}, "escalationsUsed": 1},
+        "steps": [get_state(), *_after()],
+    },
+    {
+        "name": "initial-state-not-an-object",
+        "description": "an initial state that is not an object leaves a fresh monitor",
+        "spec": ["MON-06", "STATE-13"],
+        "tags": ["restore"],
+        "option": True,
+        "initialState": "garbage",
+        "steps": [get_state(), *_after()],
+    },
+]

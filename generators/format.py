@@ -1,0 +1,530 @@
+"""The vector file format (format version 1) in code: spec/vectors.md.
+
+Public API (stable; the runner and the tests import it):
+
+* :class:`VectorFile`, :class:`Vector`, :class:`Step` -- a parsed file.
+* :func:`load_vector_file` -- read, schema-check and parse one file; a
+  malformed file raises :class:`VectorFormatError` naming the file and the
+  JSON path of the first problem.
+* :func:`load_manifest` / :func:`iter_vector_files` -- the manifest and the
+  files it lists, in manifest order.
+* :func:`dumps` / :func:`write_json_atomic` -- the one byte form every vector
+  file and the manifest are written in.
+* :func:`compare` -- the comparison rule (numbers as doubles, objects
+  order-insensitive, arrays ordered, strings exactly, by UTF-16 code units),
+  returning a list of :class:`Difference` with JSON paths such as
+  ``$.verdict.message``. An empty list means "equal".
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import json
+import math
+import os
+import re
+import tempfile
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Final
+
+import jsonschema
+
+FORMAT_VERSION: Final = 1
+"""The format version this module reads and writes (spec/vectors.md#versioning)."""
+
+MONITOR_OPS: Final = (
+    "declareRound",
+    "recordToolCall",
+    "recordAssistantText",
+    "resetTextStreak",
+    "consumeEscalation",
+    "canEscalate",
+    "getState",
+    "restore",
+)
+"""Step operations that need a monitor (the vector then carries ``option``)."""
+
+RESUME_OP: Final = "resume"
+"""The composed step: save state, round-trip it as JSON text, build a new monitor."""
+
+FUNCTION_OPS: Final = (
+    "resolveOption",
+    "resolveLoopKey",
+    "canonicalize",
+    "fingerprintKeyMaterial",
+    "fingerprintToolCall",
+    "detectTextRepetition",
+    "resolveLadderAction",
+)
+"""Step operations that need no monitor."""
+
+SCHEMA_PATH: Final = (
+    Path(__file__).resolve().parent.parent / "spec" / "schema" / "vectors.schema.json"
+)
+MANIFEST_NAME: Final = "manifest.json"
+
+
+class VectorFormatError(ValueError):
+    """A vector file or manifest that does not follow the format.
+
+    ``path`` is the file, ``json_path`` the place inside it (``$`` for the
+    whole document); ``str(error)`` names both.
+    """
+
+    def __init__(self, path: Path | str, json_path: str, message: str) -> None:
+        super().__init__(f"{path}: {json_path}: {message}")
+        self.path = Path(path)
+        self.json_path = json_path
+        self.detail = message
+
+
+class _Absent:
+    """Marker for an optional vector member that is not there."""
+
+    _instance: _Absent | None = None
+
+    def __new__(cls) -> _Absent:
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+        return cls._instance
+
+    def __repr__(self) -> str:
+        return "ABSENT"
+
+    def __bool__(self) -> bool:
+        return False
+
+
+ABSENT: Final = _Absent()
+"""The value of :attr:`Vector.option` / :attr:`Vector.initial_state` when absent."""
+
+
+@dataclass(frozen=True)
+class Step:
+    """One operation: ``op``, its ``inputs`` (tagged JSON) and its expectation.
+
+    ``expect`` is ``{"result": <normative result>}`` or ``{"error": code}``.
+    """
+
+    op: str
+    inputs: dict[str, Any]
+    expect: dict[str, Any]
+
+    @property
+    def expects_error(self) -> str | None:
+        """The expected error code, or None when a result is expected."""
+        error = self.expect.get("error")
+        return error if isinstance(error, str) else None
+
+    @property
+    def expected_result(self) -> Any:
+        """The expected normative result (KeyError when an error is expected)."""
+        return self.expect["result"]
+
+    @property
+    def needs_monitor(self) -> bool:
+        return self.op in MONITOR_OPS or self.op == RESUME_OP
+
+    def request(self) -> dict[str, Any]:
+        """The step as an oracle/protocol request: ``{"op": ..., **inputs}``."""
+        return {"op": self.op, **self.inputs}
+
+    def to_json(self) -> dict[str, Any]:
+        return {"op": self.op, **self.inputs, "expect": self.expect}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Step:
+        inputs = {k: v for k, v in data.items() if k not in ("op", "expect")}
+        return cls(str(data["op"]), inputs, dict(data["expect"]))
+
+
+@dataclass(frozen=True)
+class Vector:
+    """One scenario: steps run in order against one monitor (if any)."""
+
+    id: str
+    description: str
+    spec: list[str]
+    tags: list[str]
+    features: list[str]
+    steps: list[Step]
+    option: Any = ABSENT
+    initial_state: Any = ABSENT
+
+    @property
+    def family(self) -> str:
+        return self.id.split("/", 1)[0]
+
+    @property
+    def needs_monitor(self) -> bool:
+        return any(step.needs_monitor for step in self.steps)
+
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "id": self.id,
+            "description": self.description,
+            "spec": list(self.spec),
+            "tags": list(self.tags),
+            "features": list(self.features),
+        }
+        if self.option is not ABSENT:
+            data["option"] = self.option
+        if self.initial_state is not ABSENT:
+            data["initialState"] = self.initial_state
+        data["steps"] = [step.to_json() for step in self.steps]
+        return data
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Vector:
+        return cls(
+            id=str(data["id"]),
+            description=str(data["description"]),
+            spec=list(data["spec"]),
+            tags=list(data["tags"]),
+            features=list(data["features"]),
+            steps=[Step.from_json(step) for step in data["steps"]],
+            option=data.get("option", ABSENT),
+            initial_state=data.get("initialState", ABSENT),
+        )
+
+
+@dataclass(frozen=True)
+class VectorFile:
+    """One vector file. ``path`` is where it was read from (None if built in memory)."""
+
+    kind: str
+    family: str
+    description: str
+    vectors: list[Vector]
+    generator: dict[str, Any] | None = None
+    format: int = FORMAT_VERSION
+    path: Path | None = field(default=None, compare=False)
+
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "format": self.format,
+            "kind": self.kind,
+            "family": self.family,
+            "description": self.description,
+        }
+        if self.generator is not None:
+            data["generator"] = dict(self.generator)
+        data["vectors"] = [vector.to_json() for vector in self.vectors]
+        return data
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any], path: Path | None = None) -> VectorFile:
+        return cls(
+            kind=str(data["kind"]),
+            family=str(data["family"]),
+            description=str(data["description"]),
+            vectors=[Vector.from_json(vector) for vector in data["vectors"]],
+            generator=dict(data["generator"]) if "generator" in data else None,
+            format=int(data["format"]),
+            path=path,
+        )
+
+
+# -- reading ------------------------------------------------------------------
+
+
+@functools.cache
+def load_schema() -> dict[str, Any]:
+    """spec/schema/vectors.schema.json, parsed."""
+    schema: dict[str, Any] = json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
+    return schema
+
+
+@functools.cache
+def _validator(definition: str | None) -> jsonschema.Draft202012Validator:
+    schema = load_schema()
+    if definition is not None:
+        schema = {
+            "$schema": schema["$schema"],
+            "$defs": schema["$defs"],
+            "$ref": f"#/$defs/{definition}",
+        }
+    return jsonschema.Draft202012Validator(schema)
+
+
+def _reject_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    result: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in result:
+            raise _DuplicateMember(key)
+        result[key] = value
+    return result
+
+
+class _DuplicateMember(ValueError):
+    pass
+
+
+def _read_json(path: Path) -> Any:
+    try:
+        raw = path.read_bytes()
+    except OSError as error:
+        raise VectorFormatError(path, "$", f"cannot read: {error.strerror or error}") from error
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise VectorFormatError(path, "$", f"not UTF-8 (byte {error.start})") from error
+    try:
+        return json.loads(text, object_pairs_hook=_reject_duplicates)
+    except _DuplicateMember as error:
+        raise VectorFormatError(path, "$", f"duplicate member name {error.args[0]!r}") from error
+    except json.JSONDecodeError as error:
+        raise VectorFormatError(
+            path, "$", f"not JSON: {error.msg} at line {error.lineno} column {error.colno}"
+        ) from error
+
+
+def _schema_check(path: Path, data: Any, definition: str | None) -> None:
+    errors = sorted(
+        _validator(definition).iter_errors(data),
+        key=lambda e: (list(map(str, e.absolute_path)), e.message),
+    )
+    if errors:
+        # the deepest error is the most specific one
+        error = max(errors, key=lambda e: len(e.absolute_path))
+        raise VectorFormatError(path, error.json_path, error.message)
+
+
+def validate_vector_file_data(data: Any, path: Path | str = "<memory>") -> None:
+    """Check an in-memory file document: schema, then the rules a schema cannot say."""
+    path = Path(path)
+    _schema_check(path, data, None)
+    family = data["family"]
+    seen: set[str] = set()
+    for index, vector in enumerate(data["vectors"]):
+        where = f"$.vectors[{index}].id"
+        if not vector["id"].startswith(family + "/"):
+            raise VectorFormatError(path, where, f"id {vector['id']!r} is not in family {family!r}")
+        if vector["id"] in seen:
+            raise VectorFormatError(path, where, f"duplicate vector id {vector['id']!r}")
+        seen.add(vector["id"])
+        if list(vector["features"]) != sorted(vector["features"]):
+            raise VectorFormatError(path, f"$.vectors[{index}].features", "features not sorted")
+
+
+def load_vector_file(path: Path | str) -> VectorFile:
+    """Read one vector file; raise :class:`VectorFormatError` if it is malformed."""
+    path = Path(path)
+    data = _read_json(path)
+    validate_vector_file_data(data, path)
+    return VectorFile.from_json(data, path)
+
+
+def load_manifest(root: Path | str = "vectors") -> dict[str, Any]:
+    """``<root>/manifest.json``, schema-checked."""
+    path = Path(root) / MANIFEST_NAME
+    data = _read_json(path)
+    _schema_check(path, data, "manifest")
+    manifest: dict[str, Any] = data
+    return manifest
+
+
+def iter_vector_files(root: Path | str = "vectors") -> list[Path]:
+    """The vector files the manifest of ``root`` lists, in manifest order."""
+    root = Path(root)
+    return [root / entry["path"] for entry in load_manifest(root)["files"]]
+
+
+# -- writing ------------------------------------------------------------------
+
+_LONE_SURROGATE: Final = re.compile("[\ud800-\udfff]")
+
+
+def dumps(obj: Any) -> bytes:
+    """The byte form of every vector file and the manifest.
+
+    ``json.dumps(obj, ensure_ascii=False, indent=1)`` plus a final newline,
+    encoded as UTF-8, except that a lone surrogate (which UTF-8 cannot hold)
+    is written as a lowercase ``\\udxxx`` escape. NaN/Infinity are refused
+    (they travel as tagged values).
+    """
+    text = json.dumps(obj, ensure_ascii=False, indent=1, sort_keys=False, allow_nan=False)
+    text = _LONE_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+    return (text + "\n").encode("utf-8")
+
+
+def _temp_beside(path: Path, data: bytes) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(name)
+        raise
+    return Path(name)
+
+
+def write_json_atomic(path: Path | str, obj: Any) -> None:
+    """Write ``obj`` (see :func:`dumps`) to ``path`` via a temp file + ``os.replace``."""
+    write_bytes_atomic({Path(path): dumps(obj)})
+
+
+def write_bytes_atomic(files: Mapping[Path, bytes]) -> None:
+    """Write several files: every temp file first, then one ``os.replace`` each.
+
+    If writing a temp file fails nothing is replaced; if a replace fails the
+    files not yet replaced keep their old contents and the leftover temp
+    files are removed. The caller orders ``files`` (the manifest goes last).
+    """
+    temps: list[tuple[Path, Path]] = []
+    try:
+        for path, data in files.items():
+            temps.append((_temp_beside(Path(path), data), Path(path)))
+        while temps:
+            temp, target = temps[0]
+            os.replace(temp, target)
+            temps.pop(0)
+    finally:
+        for temp, _ in temps:
+            with contextlib.suppress(OSError):
+                os.unlink(temp)
+
+
+# -- comparison -----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Difference:
+    """One place where an actual value differs from the expected one.
+
+    ``path`` is a JSON path from ``$`` (``$.verdict.message``,
+    ``$.tools["x y"].streak``, ``$.warnings[1]``); ``expected`` / ``actual``
+    are the values found there (:data:`ABSENT` for a missing member);
+    ``reason`` is a short human explanation.
+    """
+
+    path: str
+    expected: Any
+    actual: Any
+    reason: str
+
+    def __str__(self) -> str:
+        shown = f"expected {_show(self.expected)}, got {_show(self.actual)}"
+        return f"{self.path}: {self.reason} ({shown})"
+
+
+def _show(value: Any) -> str:
+    if value is ABSENT:
+        return "nothing"
+    try:
+        text = json.dumps(value, ensure_ascii=True, allow_nan=True)
+    except (TypeError, ValueError):
+        text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+_IDENTIFIER: Final = re.compile(r"^[A-Za-z_$][A-Za-z0-9_$]*$")
+
+
+def member_path(base: str, key: str) -> str:
+    """``base.key`` for identifier-like keys, else ``base["key"]``."""
+    if _IDENTIFIER.match(key):
+        return f"{base}.{key}"
+    return f"{base}[{json.dumps(key, ensure_ascii=True)}]"
+
+
+def _code_units(text: str) -> bytes:
+    return text.encode("utf-16-le", "surrogatepass")
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _double(value: int | float) -> float:
+    if isinstance(value, float):
+        return value
+    try:
+        return float(value)
+    except OverflowError:
+        return math.inf if value > 0 else -math.inf
+
+
+def _kind(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if _is_number(value):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, Sequence):
+        return "array"
+    if isinstance(value, Mapping):
+        return "object"
+    return type(value).__name__
+
+
+def compare(expected: Any, actual: Any, path: str = "$") -> list[Difference]:
+    """Compare two JSON values by the vector comparison rule (spec/vectors.md#comparison).
+
+    * numbers compare as IEEE-754 doubles (``3 == 3.0``; an integer beyond
+      2^53 is first rounded to its double); booleans are not numbers;
+    * strings compare exactly, as UTF-16 code-unit sequences;
+    * arrays compare element by element, in order, and by length;
+    * objects compare by member set, order ignored.
+
+    Returns every difference found (empty list = equal), each with a JSON
+    path rooted at ``path``. Both arguments are plain decoded JSON (tagged
+    values are compared as the ordinary objects they are).
+    """
+    differences: list[Difference] = []
+    _compare(expected, actual, path, differences)
+    return differences
+
+
+def _compare(expected: Any, actual: Any, path: str, out: list[Difference]) -> None:
+    kind, actual_kind = _kind(expected), _kind(actual)
+    if kind != actual_kind:
+        out.append(Difference(path, expected, actual, f"expected a {kind}, got a {actual_kind}"))
+        return
+    if kind == "number":
+        a, b = _double(expected), _double(actual)
+        if not (a == b or (math.isnan(a) and math.isnan(b))):
+            out.append(Difference(path, expected, actual, "different number"))
+    elif kind == "string":
+        if _code_units(expected) != _code_units(actual):
+            out.append(Difference(path, expected, actual, "different string"))
+    elif kind == "array":
+        if len(expected) != len(actual):
+            out.append(
+                Difference(
+                    path,
+                    expected,
+                    actual,
+                    f"array of {len(actual)} elements, expected {len(expected)}",
+                )
+            )
+        for index, (e, a) in enumerate(zip(expected, actual, strict=False)):
+            _compare(e, a, f"{path}[{index}]", out)
+    elif kind == "object":
+        actual_keys = {_code_units(str(k)): k for k in actual}
+        expected_keys = {_code_units(str(k)): k for k in expected}
+        for units, key in expected_keys.items():
+            where = member_path(path, str(key))
+            if units not in actual_keys:
+                out.append(Difference(where, expected[key], ABSENT, "missing member"))
+            else:
+                _compare(expected[key], actual[actual_keys[units]], where, out)
+        for units, key in actual_keys.items():
+            if units not in expected_keys:
+                where = member_path(path, str(key))
+                out.append(Difference(where, ABSENT, actual[key], "unexpected member"))
+    elif kind in ("null", "boolean"):
+        if expected is not actual and expected != actual:
+            out.append(Difference(path, expected, actual, "different value"))
+    elif expected != actual:
+        out.append(Difference(path, expected, actual, "different value"))

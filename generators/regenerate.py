@@ -1,0 +1,311 @@
+"""``doomloop-kit vectors regenerate``: rebuild every vector file deterministically.
+
+The curated files come from :mod:`~doomloop_kit.generators.curated`, the
+generated ones from :mod:`~doomloop_kit.generators.strategies` drawn by
+Hypothesis with a fixed seed per family (no database, generate phase only,
+no deadline), so the same bytes come out on every run and machine. Every
+expectation is computed by the reference (:mod:`.build`).
+
+Writing is atomic per file and ordered: all temp files are written first,
+then each is moved into place with ``os.replace``, the manifest last, and
+only then are files no longer produced removed. ``--check`` builds
+everything in memory and exits 1 naming each file that would change, be
+added or be removed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import hashlib
+import sys
+import time
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from hypothesis import HealthCheck, Phase, Verbosity, given, settings
+from hypothesis import seed as hypothesis_seed
+
+from . import build, curated, strategies
+from .format import (
+    FORMAT_VERSION,
+    MANIFEST_NAME,
+    Vector,
+    VectorFile,
+    dumps,
+    validate_vector_file_data,
+    write_bytes_atomic,
+)
+
+GENERATOR_VERSION = "1"
+"""Bumped when the generators change what they draw (the same seed, other transcripts)."""
+
+KINDS = ("curated", "generated")
+
+
+# -- building ------------------------------------------------------------------
+
+
+def curated_files() -> list[VectorFile]:
+    """One file per curated module, expectations from the reference."""
+    files = []
+    for module in curated.modules():
+        vectors = [
+            build.build_vector(
+                f"{module.FAMILY}/{scenario['name']}",
+                scenario["description"],
+                scenario["spec"],
+                scenario.get("tags", []),
+                {k: scenario[k] for k in ("option", "initialState", "steps") if k in scenario},
+                scenario.get("extraFeatures", ()),
+            )
+            for scenario in module.SCENARIOS
+        ]
+        files.append(VectorFile("curated", module.FAMILY, module.DESCRIPTION, vectors))
+    return files
+
+
+DRAW_FACTOR = 3
+"""Hypothesis may draw the same transcript twice; it gets this many tries per vector."""
+
+
+def draw_transcripts(family: str, count: int, seed: int) -> list[tuple[str, dict[str, Any]]]:
+    """Up to ``count`` distinct draws of a family's strategy, reproducibly.
+
+    Hypothesis runs with a fixed seed, no example database and the generate
+    phase only; the first ``count`` distinct transcripts (by content hash)
+    are kept, in drawing order.
+    """
+    drawn: list[tuple[str, dict[str, Any]]] = []
+    if count <= 0:
+        return drawn
+
+    keys: set[str] = set()
+
+    @settings(
+        max_examples=count * DRAW_FACTOR,
+        database=None,
+        deadline=None,
+        phases=[Phase.generate],
+        suppress_health_check=list(HealthCheck),
+        derandomize=False,
+        print_blob=False,
+        report_multiple_bugs=False,
+        verbosity=Verbosity.quiet,
+    )
+    @hypothesis_seed(seed)
+    @given(strategies.transcripts(family, with_shape=True))
+    def collect(pair: tuple[str, dict[str, Any]]) -> None:
+        key = build.content_hash(pair[1])
+        if len(drawn) < count and key not in keys:
+            keys.add(key)
+            drawn.append(pair)
+        if len(drawn) >= count:
+            raise _Enough  # ends the Hypothesis run early; caught below
+
+    with contextlib.suppress(_Enough):
+        collect()
+    return drawn
+
+
+class _Enough(Exception):
+    """Raised inside the collecting test once enough transcripts were drawn."""
+
+
+def generated_file(family: str, count: int) -> VectorFile:
+    spec = strategies.FAMILIES[family]
+    vectors: list[Vector] = []
+    seen: set[str] = set()
+    for shape, transcript in draw_transcripts(family, count, spec.seed):
+        vector_id = f"{family}/{shape}-{build.content_hash(transcript)}"
+        if vector_id in seen:
+            continue  # Hypothesis drew the same transcript twice
+        seen.add(vector_id)
+        vectors.append(
+            build.build_vector(
+                vector_id,
+                f"{spec.description} ({shape})",
+                spec.spec,
+                [family, shape],
+                transcript,
+            )
+        )
+    return VectorFile(
+        "generated",
+        family,
+        spec.description,
+        vectors,
+        generator={"version": GENERATOR_VERSION, "seed": spec.seed, "examples": count},
+    )
+
+
+def build_all(
+    counts: Mapping[str, int] | None = None, *, validate: bool = False
+) -> dict[str, bytes]:
+    """Every file of the vector root, relative path -> bytes, the manifest last.
+
+    With ``validate`` each file is also checked against the schema (slow; the
+    test-suite checks every committed file anyway).
+    """
+    counts = {name: family.count for name, family in strategies.FAMILIES.items()} | dict(
+        counts or {}
+    )
+    files = curated_files() + [generated_file(name, counts[name]) for name in strategies.FAMILIES]
+    out: dict[str, bytes] = {}
+    entries = []
+    total = 0
+    for vector_file in files:
+        relative = f"{vector_file.kind}/{vector_file.family}.json"
+        data = vector_file.to_json()
+        if validate:
+            validate_vector_file_data(data, relative)
+        try:
+            raw = dumps(data)
+        except (TypeError, ValueError) as error:
+            raise build.BuildError(f"{relative}: not plain JSON: {error}") from error
+        out[relative] = raw
+        entries.append(
+            {
+                "path": relative,
+                "kind": vector_file.kind,
+                "family": vector_file.family,
+                "vectors": len(vector_file.vectors),
+                "sha256": hashlib.sha256(raw).hexdigest(),
+            }
+        )
+        total += len(vector_file.vectors)
+    ids = [v.id for f in files for v in f.vectors]
+    if len(ids) != len(set(ids)):
+        raise build.BuildError("duplicate vector ids across files")
+    out[MANIFEST_NAME] = dumps(
+        {
+            "format": FORMAT_VERSION,
+            "generatorVersion": GENERATOR_VERSION,
+            "files": entries,
+            "vectors": total,
+        }
+    )
+    return out
+
+
+# -- comparing and writing -----------------------------------------------------------
+
+
+def existing_files(root: Path) -> set[str]:
+    """Relative paths of the vector files (and manifest) currently under ``root``."""
+    found = {
+        f"{kind}/{path.name}"
+        for kind in KINDS
+        if (root / kind).is_dir()
+        for path in (root / kind).glob("*.json")
+    }
+    if (root / MANIFEST_NAME).exists():
+        found.add(MANIFEST_NAME)
+    return found
+
+
+def plan(root: Path, files: Mapping[str, bytes]) -> tuple[list[str], list[str], list[str]]:
+    """(changed, added, removed) relative paths if ``files`` were written to ``root``."""
+    on_disk = existing_files(root)
+    changed = sorted(p for p in files if p in on_disk and (root / p).read_bytes() != files[p])
+    added = sorted(p for p in files if p not in on_disk)
+    removed = sorted(on_disk - set(files))
+    return changed, added, removed
+
+
+def write_all(root: Path, files: Mapping[str, bytes]) -> tuple[list[str], list[str], list[str]]:
+    """Write ``files`` under ``root`` atomically (manifest last), then drop stale files."""
+    changed, added, removed = plan(root, files)
+    ordered = {root / p: data for p, data in files.items() if p != MANIFEST_NAME}
+    ordered[root / MANIFEST_NAME] = files[MANIFEST_NAME]
+    write_bytes_atomic(ordered)
+    for relative in removed:
+        (root / relative).unlink(missing_ok=True)
+    return changed, added, removed
+
+
+# -- command line --------------------------------------------------------------------
+
+
+def _count(text: str) -> tuple[str, int]:
+    family, sep, number = text.partition("=")
+    if not sep or family not in strategies.FAMILIES:
+        known = ", ".join(strategies.FAMILIES)
+        raise argparse.ArgumentTypeError(f"expected FAMILY=N with FAMILY one of: {known}")
+    try:
+        value = int(number)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"count {number!r} is not an integer") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError("a count cannot be negative")
+    return family, value
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--check",
+        action="store_true",
+        help="regenerate in memory; exit 1 naming every file that would change",
+    )
+    parser.add_argument(
+        "--root", default="vectors", help="vector root directory (default: vectors)"
+    )
+    parser.add_argument(
+        "--count",
+        action="append",
+        type=_count,
+        default=[],
+        metavar="FAMILY=N",
+        help="number of transcripts drawn for a generated family (repeatable)",
+    )
+    parser.add_argument("--quiet", action="store_true", help="print nothing on success")
+
+
+def run(args: argparse.Namespace) -> int:
+    root = Path(args.root)
+    started = time.perf_counter()
+    try:
+        files = build_all(dict(args.count))
+    except build.BuildError as error:
+        print(f"regenerate: cannot build the vectors: {error}", file=sys.stderr)
+        return 2
+    elapsed = time.perf_counter() - started
+    size = sum(len(data) for data in files.values())
+    if args.check:
+        changed, added, removed = plan(root, files)
+        for label, paths in (
+            ("would change", changed),
+            ("would add", added),
+            ("would remove", removed),
+        ):
+            for path in paths:
+                print(f"{label}: {root / path}")
+        if changed or added or removed:
+            print("regenerate --check: out of date; run `doomloop-kit vectors regenerate`")
+            return 1
+        if not args.quiet:
+            summary = f"{len(files)} files up to date ({size} bytes, built in {elapsed:.1f}s)"
+            print(f"regenerate --check: {summary}")
+        return 0
+    try:
+        changed, added, removed = write_all(root, files)
+    except OSError as error:
+        print(f"regenerate: cannot write under {root}: {error}", file=sys.stderr)
+        return 2
+    if not args.quiet:
+        print(
+            f"regenerate: {len(files)} files, {size} bytes, built in {elapsed:.1f}s "
+            f"({len(changed)} changed, {len(added)} added, {len(removed)} removed)"
+        )
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="regenerate", description=__doc__)
+    add_arguments(parser)
+    return run(parser.parse_args(argv))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

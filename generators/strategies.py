@@ -1,0 +1,797 @@
+"""Hypothesis strategies for whole transcripts (public API; spec/vectors.md#strategies).
+
+Every strategy here draws a *transcript*: a dict ``{"option"?,
+"initialState"?, "steps": [...]}`` of tagged-JSON inputs WITHOUT
+expectations (see :mod:`~doomloop_kit.generators.build`, which adds them by
+running the reference). Ports may use these strategies directly for their
+own property tests, e.g.::
+
+    from hypothesis import given
+    from doomloop_kit.generators import strategies
+
+    @given(strategies.transcripts("repeat"))
+    def test_port_matches_reference(transcript): ...
+
+Public names:
+
+* :data:`FAMILIES` -- family name -> :class:`Family` (strategy, default
+  count, seed, spec ids, one-line description).
+* :func:`transcripts(family)` -- the strategy of one family; the strategy
+  draws a pair ``(shape, transcript)`` when called as
+  ``transcripts(family, with_shape=True)``.
+* :func:`options`, :func:`ladders`, :func:`key_materials`,
+  :func:`round_calls` -- building blocks.
+
+The strategies are biased toward the interesting region: small alphabets
+of arguments (so rounds repeat), ladders with low thresholds (so observe,
+steer, escalate, block and stop are all reached), escalation configured in
+about half of the options.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from hypothesis import strategies as _st
+
+from . import oracle
+from .steps import (
+    INFINITY,
+    NAN,
+    NEG_ZERO,
+    UNDEFINED,
+    bigint,
+    can_escalate,
+    consume,
+    declare,
+    get_state,
+    nest,
+    op,
+    record,
+    ref,
+    reset_text,
+    restore,
+    resume,
+    returns,
+    text,
+    throws,
+)
+
+
+class _MemoisedStrategies:
+    """``hypothesis.strategies`` with memoised constructors.
+
+    Building a strategy validates it; done inside every draw it dominated
+    generation time. Strategies are immutable, so one object per distinct
+    argument list (keyed by ``repr``) is shared. Draws are unaffected.
+    """
+
+    _MEMOISED = frozenset(
+        {"sampled_from", "integers", "booleans", "floats", "just", "lists", "tuples", "one_of"}
+    )
+
+    def __init__(self) -> None:
+        self._memo: dict[tuple[str, str, str], Any] = {}
+
+    def __getattr__(self, name: str) -> Any:
+        target = getattr(_st, name)
+        if name not in self._MEMOISED:
+            return target
+
+        def build(*args: Any, **kwargs: Any) -> Any:
+            key = (name, repr(args), repr(sorted(kwargs.items())))
+            if key not in self._memo:
+                self._memo[key] = target(*args, **kwargs)
+            return self._memo[key]
+
+        return build
+
+
+st: Any = _MemoisedStrategies()
+
+RUNGS = ("observe", "steer", "escalate", "block", "stop")
+PATHS = ("a", "b", "c", "d", "e")
+TOOLS = ("read", "grep", "fetch")
+
+# ECMAScript \s (spec TXT-04) and the Python-only separators that are not \s.
+JS_WHITESPACE = (
+    "\t", "\n", "\x0b", "\x0c", "\r", " ", "\xa0", "\u1680", "\u2000", "\u2001", "\u2002",
+    "\u2003", "\u2004", "\u2005", "\u2006", "\u2007", "\u2008", "\u2009", "\u200a",
+    "\u2028", "\u2029", "\u202f", "\u205f", "\u3000", "\ufeff",
+)  # fmt: skip
+NOT_JS_WHITESPACE = ("\x1c", "\x1d", "\x1e", "\x1f", "\x85", "\u200b")
+
+Transcript = dict[str, Any]
+
+
+# -- building blocks -------------------------------------------------------------
+
+
+def key_materials(paths: Sequence[str] = PATHS) -> st.SearchStrategy[Any]:
+    """Key material from a small alphabet: mostly ``{"path": p}``."""
+    return st.one_of(
+        st.sampled_from(paths).map(lambda p: {"path": p}),
+        st.sampled_from(paths).map(lambda p: {"path": p, "limit": 10}),
+    )
+
+
+@st.composite
+def round_calls(
+    draw: st.DrawFn,
+    tools: Sequence[str] = ("read",),
+    paths: Sequence[str] = PATHS,
+    min_size: int = 1,
+    max_size: int = 3,
+) -> list[tuple[str, Any]]:
+    """A round's distinct calls ``(toolName, keyMaterial)``."""
+    pairs = draw(
+        st.lists(
+            st.tuples(st.sampled_from(tools), st.sampled_from(paths)),
+            min_size=min_size,
+            max_size=max_size,
+            unique=True,
+        )
+    )
+    return [(tool, {"path": path}) for tool, path in pairs]
+
+
+@st.composite
+def ladders(draw: st.DrawFn, *, junk: bool = False) -> dict[str, Any]:
+    """A ladder config with low thresholds: mostly increasing, some rungs off or absent."""
+    thresholds = sorted(draw(st.lists(st.integers(1, 5), min_size=5, max_size=5)))
+    if draw(st.integers(0, 4)) == 0:  # sometimes unsorted, to make dead rungs
+        thresholds = draw(st.permutations(thresholds))
+    ladder: dict[str, Any] = {}
+    for rung, threshold in zip(RUNGS, thresholds, strict=True):
+        choice = draw(st.sampled_from(["on", "on", "on", "on", "off", "absent"]))
+        if choice == "on":
+            ladder[rung] = threshold
+        elif choice == "off":
+            ladder[rung] = False
+        if junk and draw(st.integers(0, 3)) == 0:
+            ladder[rung] = draw(
+                st.sampled_from(
+                    [0, -1, 2.5, 3.99, None, "2", True, NAN, INFINITY, NEG_ZERO, 1e300, [2], {}]
+                )
+            )
+    return ladder
+
+
+@st.composite
+def escalations(draw: st.DrawFn, *, junk: bool = False) -> dict[str, Any]:
+    """An escalation config: a model and/or an advisor, maxEscalations 1..3 or absent."""
+    config: dict[str, Any] = {}
+    mechanism = draw(st.sampled_from(["model", "model", "advisor", "both", "none"]))
+    if mechanism in ("model", "both"):
+        config["model"] = "strong-model"
+    if mechanism in ("advisor", "both"):
+        config["advisor"] = {"model": "advisor-model"}
+    if mechanism == "none" and draw(st.booleans()):
+        config["advisor"] = False
+    cap = draw(st.sampled_from(["absent", 1, 1, 2, 3] + ([0, -2, 1.7, "3", None] if junk else [])))
+    if cap != "absent":
+        config["maxEscalations"] = cap
+    return config
+
+
+@st.composite
+def options(
+    draw: st.DrawFn,
+    *,
+    escalation: float = 0.5,
+    text_options: bool = False,
+    default: bool = True,
+) -> Any:
+    """A monitor option (never one that turns detection off)."""
+    if default and draw(st.integers(0, 9)) == 0:
+        return True
+    option: dict[str, Any] = {"ladder": draw(ladders())}
+    if draw(st.floats(0, 1)) < escalation:
+        option["escalation"] = draw(escalations())
+    if text_options:
+        option["text"] = {
+            "minRepeats": draw(st.integers(2, 4)),
+            "minCoveredTokens": draw(st.integers(2, 8)),
+            "maxPeriodTokens": draw(st.integers(1, 4)),
+            "maxWindowTokens": draw(st.sampled_from([8, 16, 400])),
+        }
+    return option
+
+
+def _rounds_to_steps(
+    draw: st.DrawFn,
+    rounds: Sequence[Sequence[tuple[str, Any]]],
+    *,
+    declared: str = "all",
+    start: int = 0,
+    permute: bool = True,
+) -> list[dict[str, Any]]:
+    """Declare (per the ``declared`` policy) and record each round, arrival order drawn."""
+    steps: list[dict[str, Any]] = []
+    for offset, calls in enumerate(rounds):
+        number = start + offset
+        is_declared = declared == "all" or (declared == "mixed" and draw(st.booleans()))
+        if is_declared:
+            declared_calls = list(draw(st.permutations(calls))) if permute else list(calls)
+            steps.append(declare(number, declared_calls))
+        order = draw(st.permutations(list(calls))) if permute else list(calls)
+        steps.extend(record(tool, key, number) for tool, key in order)
+    return steps
+
+
+def _policy(draw: st.DrawFn) -> str:
+    return draw(st.sampled_from(["all", "all", "all", "mixed", "none"]))
+
+
+# -- families ------------------------------------------------------------------
+
+
+@st.composite
+def repeat_transcripts(draw: st.DrawFn) -> tuple[str, Transcript]:
+    """One fan-out reissued for 2..7 rounds in varying arrival order."""
+    calls = draw(round_calls(max_size=3))
+    count = draw(st.integers(2, 5))
+    steps = _rounds_to_steps(draw, [calls] * count, declared=_policy(draw))
+    return f"repeat-w{len(calls)}", {"option": draw(options()), "steps": steps}
+
+
+@st.composite
+def superset_transcripts(draw: st.DrawFn) -> tuple[str, Transcript]:
+    """Rounds that are either a base set or the base set plus extra calls."""
+    base = draw(round_calls(paths=PATHS[:3], max_size=3))
+    extra = [c for c in draw(round_calls(min_size=1, max_size=2)) if c not in base] or [
+        ("read", {"path": "z"})
+    ]
+    pattern = draw(st.lists(st.booleans(), min_size=3, max_size=5))
+    rounds = [base + extra if grow else base for grow in pattern]
+    steps = _rounds_to_steps(draw, rounds, declared=_policy(draw))
+    return "superset", {"option": draw(options()), "steps": steps}
+
+
+@st.composite
+def subset_transcripts(draw: st.DrawFn) -> tuple[str, Transcript]:
+    """Rounds that are the base set or a non-empty subset of it."""
+    base = draw(round_calls(min_size=2, max_size=3))
+    rounds = []
+    for _ in range(draw(st.integers(3, 5))):
+        if draw(st.booleans()):
+            rounds.append(base)
+        else:
+            picked = draw(
+                st.lists(st.integers(0, len(base) - 1), min_size=1, max_size=len(base), unique=True)
+            )
+            rounds.append([c for i, c in enumerate(base) if i in picked])
+    steps = _rounds_to_steps(draw, rounds, declared=_policy(draw))
+    return "subset", {"option": draw(options()), "steps": steps}
+
+
+@st.composite
+def permutation_transcripts(draw: st.DrawFn) -> tuple[str, Transcript]:
+    """The same set every round, declared and recorded in independent orders."""
+    base = draw(round_calls(min_size=2, max_size=4))
+    steps = _rounds_to_steps(draw, [base] * draw(st.integers(2, 4)), declared="all")
+    return f"permutation-w{len(base)}", {"option": draw(options()), "steps": steps}
+
+
+@st.composite
+def expanding_transcripts(draw: st.DrawFn) -> tuple[str, Transcript]:
+    """A fan-out that grows by prefix (sometimes holding a size for a few rounds)."""
+    calls = draw(round_calls(min_size=2, max_size=4))
+    sizes = sorted(draw(st.lists(st.integers(1, len(calls)), min_size=3, max_size=5)))
+    steps = _rounds_to_steps(draw, [calls[:n] for n in sizes], declared=_policy(draw))
+    return "expanding", {"option": draw(options()), "steps": steps}
+
+
+LOOP_KEYS: tuple[Any, ...] = (
+    "absent",
+    False,
+    ["job"],
+    ["attempt"],
+    ["job", "attempt"],
+    [],
+    ["missing"],
+    returns({"job": "j1"}),
+    returns(None),
+    returns(UNDEFINED),
+    throws("boom"),
+    None,
+    "job",
+)
+
+
+@st.composite
+def polling_transcripts(draw: st.DrawFn) -> tuple[str, Transcript]:
+    """A tool polled with identical arguments while its result changes.
+
+    Each round resolves the tool's loop key (``resolveLoopKey``) and records
+    the call under the resolved key material unless it is exempt, as an
+    engine would; sometimes a second tool is called in the same round.
+    """
+    loop_key = draw(st.sampled_from(LOOP_KEYS))
+    vary = draw(st.sampled_from(["same", "same", "attempt"]))
+    steps: list[dict[str, Any]] = []
+    for number in range(draw(st.integers(2, 7))):
+        args = {"job": "j1", "attempt": number if vary == "attempt" else 0}
+        request: dict[str, Any] = {"args": args}
+        if loop_key != "absent":
+            request["loopKey"] = loop_key
+        resolution = oracle.FUNCTION_OPS["resolveLoopKey"](request)
+        steps.append(op("resolveLoopKey", **request))
+        calls: list[tuple[str, Any]] = []
+        if isinstance(resolution, dict) and resolution.get("kind") != "exempt":
+            calls.append(("poll_job", resolution["keyMaterial"]))
+        if draw(st.integers(0, 3)) == 0:
+            calls.append(("read", draw(key_materials(PATHS[:2]))))
+        if calls:
+            steps += _rounds_to_steps(
+                draw, [calls], declared=draw(st.sampled_from(["all", "none"])), start=number
+            )
+    shape = "polling-" + ("exempt" if loop_key is False else "keyed")
+    return shape, {"option": draw(options()), "steps": steps}
+
+
+def _transform_blob(draw: st.DrawFn, blob: Any) -> Any:
+    """A state blob as another writer could emit it, derived from a real one."""
+    blob = json.loads(json.dumps(blob))
+    tools = blob.get("tools", {})
+    how = draw(
+        st.sampled_from(
+            [
+                "as-is",
+                "drop-call-streaks",
+                "drop-round-fingerprints",
+                "drop-optional",
+                "reverse-round-fingerprints",
+                "duplicate-round-fingerprint",
+                "engine-fields",
+                "one-element-set",
+                "string-streaks",
+            ]
+        )
+    )
+    for entry in tools.values():
+        fps = entry.get("roundFingerprints")
+        if how == "drop-call-streaks":
+            entry.pop("callStreaks", None)
+        elif how == "drop-round-fingerprints":
+            entry.pop("roundFingerprints", None)
+        elif how == "drop-optional":
+            entry.pop("callStreaks", None)
+            entry.pop("roundFingerprints", None)
+        elif how == "reverse-round-fingerprints" and fps:
+            entry["roundFingerprints"] = list(reversed(fps))
+        elif how == "duplicate-round-fingerprint" and fps:
+            entry["roundFingerprints"] = [*fps, fps[0]]
+        elif how == "one-element-set":
+            entry["roundFingerprints"] = [entry["fingerprint"]]
+        elif how == "string-streaks":
+            entry["streak"] = str(entry["streak"])
+    if how == "drop-optional":
+        blob.pop("text", None)
+        blob.pop("escalationsUsed", None)
+    if how == "engine-fields":
+        blob["stopVerdict"] = None
+        blob["pendingSteer"] = ["Take a different approach."]
+    return blob
+
+
+@st.composite
+def resume_transcripts(draw: st.DrawFn) -> tuple[str, Transcript]:
+    """Rounds with resumes, getState and restores of transformed blobs at any point."""
+    option = draw(options())
+    monitor = oracle.create_monitor({"option": option})
+    base = draw(round_calls(tools=("read", "grep"), paths=PATHS[:3], max_size=3))
+    steps: list[dict[str, Any]] = []
+    kinds = set()
+    number = 0
+    for _ in range(draw(st.integers(2, 5))):
+        calls = base if draw(st.integers(0, 3)) else draw(round_calls(paths=PATHS[:3], max_size=3))
+        for step in _rounds_to_steps(draw, [calls], declared=_policy(draw), start=number):
+            steps.append(step)
+            _apply(monitor, step)
+        number += 1
+        what = draw(st.sampled_from(["none", "resume", "resume", "restore", "getState"]))
+        if what == "resume":
+            steps.append(resume())
+            monitor, _ = oracle.resume(monitor, option)
+            kinds.add("resume")
+        elif what == "restore":
+            blob = _transform_blob(draw, monitor.get_state())
+            steps.append(restore(blob))
+            oracle.MONITOR_OPS["restore"](monitor, {"state": blob})
+            kinds.add("restore")
+        elif what == "getState":
+            steps.append(get_state())
+        if what == "resume" and draw(st.booleans()):
+            # No round number survives a resume (the resume fact). Not after a
+            # mid-run restore: the old declaration would still speak for round
+            # 0 there (OQ-08), a choice vectors should not lean on.
+            number = 0
+    steps.append(get_state())
+    shape = "-".join(sorted(kinds)) or "plain"
+    return f"resume-{shape}", {"option": option, "steps": steps}
+
+
+def _apply(monitor: Any, step: dict[str, Any]) -> None:
+    with contextlib.suppress(oracle.OpError):
+        oracle.MONITOR_OPS[step["op"]](monitor, step)
+
+
+@st.composite
+def interleaved_transcripts(draw: st.DrawFn) -> tuple[str, Transcript]:
+    """Two or three tools, each with its own pattern, in the same rounds.
+
+    When ``fetch`` takes part it is sometimes a server tool: its records use
+    ``options: {detector: "server-tool-fingerprint", allowBlock: false}``.
+    """
+    tools = TOOLS[: draw(st.integers(2, 3))]
+    bases = {t: draw(round_calls(tools=(t,), paths=PATHS[:3], max_size=2)) for t in tools}
+    rounds = []
+    for _ in range(draw(st.integers(2, 4))):
+        calls: list[tuple[str, Any]] = []
+        for t in tools:
+            presence = draw(st.sampled_from(["base", "base", "other", "absent"]))
+            if presence == "base":
+                calls += bases[t]
+            elif presence == "other":
+                calls += draw(round_calls(tools=(t,), paths=PATHS[:3], max_size=2))
+        rounds.append(calls or bases[tools[0]])
+    steps = _rounds_to_steps(draw, rounds, declared=_policy(draw))
+    shape = f"interleaved-t{len(tools)}"
+    if "fetch" in tools and draw(st.booleans()):
+        # fetch runs on the server: its records carry the server detector and
+        # may not block (the engine cannot withhold a server call's result).
+        server = {"detector": "server-tool-fingerprint", "allowBlock": False}
+        for step in steps:
+            if step["op"] == "recordToolCall" and step["toolName"] == "fetch":
+                step["options"] = dict(server)
+        shape += "-server"
+    return shape, {"option": draw(options()), "steps": steps}
+
+
+@st.composite
+def duplicate_transcripts(draw: st.DrawFn) -> tuple[str, Transcript]:
+    """Rounds in which some calls are recorded more than once.
+
+    Half of the transcripts also list a call twice in the declaration, as a
+    model issuing the same call twice in one response would; the declared set
+    holds it once (MON-09).
+    """
+    base = draw(round_calls(paths=PATHS[:3], max_size=2))
+    listed = base + ([draw(st.sampled_from(base))] if draw(st.booleans()) else [])
+    steps: list[dict[str, Any]] = []
+    declared = _policy(draw)
+    for number in range(draw(st.integers(2, 4))):
+        if declared == "all" or (declared == "mixed" and draw(st.booleans())):
+            steps.append(declare(number, draw(st.permutations(listed))))
+        arrivals = list(draw(st.permutations(base)))
+        for _ in range(draw(st.integers(1, 3))):
+            arrivals.insert(draw(st.integers(0, len(arrivals))), draw(st.sampled_from(base)))
+        steps.extend(record(t, k, number) for t, k in arrivals)
+    shape = "duplicates-listed-twice" if len(listed) > len(base) else "duplicates"
+    return shape, {"option": draw(options()), "steps": steps}
+
+
+@st.composite
+def undeclared_transcripts(draw: st.DrawFn) -> tuple[str, Transcript]:
+    """Rounds without declarations, with stale or foreign declarations mixed in."""
+    steps: list[dict[str, Any]] = []
+    for number in range(draw(st.integers(2, 6))):
+        calls = draw(round_calls(tools=("read", "grep"), paths=PATHS[:2], max_size=3))
+        noise = draw(st.sampled_from(["none", "none", "stale", "foreign", "other-round"]))
+        if noise == "stale" and number > 0:
+            steps.append(declare(number - 1, calls))
+        elif noise == "foreign":
+            steps.append(declare(number, [("fetch", {"path": "a"})]))
+        elif noise == "other-round":
+            steps.append(declare(number + 1, calls))
+        order = draw(st.permutations(calls))
+        steps.extend(record(t, k, number) for t, k in order)
+    return "undeclared", {"option": draw(options()), "steps": steps}
+
+
+def _deep(depth: int) -> Any:
+    value: Any = "x"
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
+UNHASHABLE: tuple[Any, ...] = (
+    {"path": 10**400},
+    {"path": bigint(7)},
+    {"path": NAN},
+    {"path": INFINITY},
+    {"self": ref(1)},
+    {"path": nest(70, 1)},
+)
+
+
+@st.composite
+def unhashable_transcripts(draw: st.DrawFn) -> tuple[str, Transcript]:
+    """Declared rounds holding a call whose key material cannot be canonicalized.
+
+    The unhashable call is recorded (a canonicalization error) and then
+    recorded again under a fallback identity, as an engine would.
+    """
+    bad = draw(st.sampled_from(UNHASHABLE))
+    fallback = draw(st.sampled_from(["raw-args", "full-args"]))
+    base = draw(round_calls(paths=PATHS[:2], max_size=1))
+    steps: list[dict[str, Any]] = []
+    for number in range(draw(st.integers(2, 4))):
+        declared = [*base, ("read", bad)]
+        declared = list(draw(st.permutations(declared)))
+        steps.append(declare(number, declared))
+        for tool, key in declared:
+            steps.append(record(tool, key, number))
+            if key is bad:
+                identity = (
+                    '{"path":"unhashable"}' if fallback == "raw-args" else {"args": "unhashable"}
+                )
+                steps.append(record("read", identity, number))
+    return "unhashable", {"option": draw(options()), "steps": steps}
+
+
+PHRASES = ("I will retry.", "Checking again", "ok", "Let me try the same thing", "a b")
+
+
+@st.composite
+def _spaced(draw: st.DrawFn, words: Sequence[str]) -> str:
+    """Words joined by drawn separators (JS whitespace runs, sometimes non-separators)."""
+    seps = st.one_of(
+        st.sampled_from(JS_WHITESPACE),
+        st.lists(st.sampled_from(JS_WHITESPACE), min_size=2, max_size=3).map("".join),
+        st.sampled_from(NOT_JS_WHITESPACE),
+    )
+    out = draw(st.sampled_from(["", " ", "\n"]))
+    for index, word in enumerate(words):
+        if index:
+            out += draw(st.just(" ") | seps)
+        out += word
+    return out + draw(st.sampled_from(["", " ", "\ufeff"]))
+
+
+@st.composite
+def text_transcripts(draw: st.DrawFn) -> tuple[str, Transcript]:
+    """Text loops: repeated phrases in one response, identical texts across steps."""
+    option = draw(options(text_options=draw(st.booleans()), escalation=0.3))
+    steps: list[dict[str, Any]] = []
+    mode = draw(st.sampled_from(["within", "across", "mixed"]))
+    phrase = draw(st.sampled_from(PHRASES)).split(" ")
+    for _ in range(draw(st.integers(1, 6))):
+        kind = (
+            mode
+            if mode != "mixed"
+            else draw(st.sampled_from(["within", "across", "reset", "other"]))
+        )
+        if kind == "within":
+            copies = draw(st.integers(1, 8))
+            prefix = draw(st.sampled_from([[], ["Well,"], ["So", "then"]]))
+            steps.append(text(draw(_spaced(prefix + phrase * copies))))
+        elif kind == "across":
+            steps.append(text(draw(_spaced(phrase))))
+        elif kind == "reset":
+            steps.append(reset_text())
+        else:
+            steps.append(text(draw(st.sampled_from(["", "   ", "Something new.", "\u3000"]))))
+    if draw(st.booleans()):
+        steps.append(get_state())
+    if draw(st.integers(0, 2)) == 0:
+        detect: dict[str, Any] = {"text": " ".join(phrase * draw(st.integers(1, 6)))}
+        if draw(st.booleans()):
+            detect["options"] = {"minRepeats": 2, "minCoveredTokens": 2}
+        steps.append(op("detectTextRepetition", **detect))
+    return f"text-{mode}", {"option": option, "steps": steps}
+
+
+@st.composite
+def escalation_transcripts(draw: st.DrawFn) -> tuple[str, Transcript]:
+    """An escalate rung with a budget: records, consumeEscalation, canEscalate, resume."""
+    ladder = draw(ladders())
+    ladder["escalate"] = draw(st.integers(1, 3))
+    option: dict[str, Any] = {"ladder": ladder, "escalation": draw(escalations())}
+    calls = draw(round_calls(paths=PATHS[:2], max_size=2))
+    steps: list[dict[str, Any]] = [can_escalate()]
+    for number in range(draw(st.integers(2, 6))):
+        steps += _rounds_to_steps(draw, [calls], declared="all", start=number)
+        for _ in range(draw(st.sampled_from([0, 0, 1, 1, 2]))):
+            steps.append(consume())
+        if draw(st.booleans()):
+            steps.append(can_escalate())
+        if draw(st.integers(0, 4)) == 0:
+            steps.append(resume())
+    steps.append(get_state())
+    return "escalation", {"option": option, "steps": steps}
+
+
+@st.composite
+def ladder_transcripts(draw: st.DrawFn) -> tuple[str, Transcript]:
+    """resolveLadderAction over random ladders, streaks and permissions."""
+    steps = []
+    for _ in range(draw(st.integers(1, 6))):
+        ladder = {r: draw(st.one_of(st.integers(1, 6), st.just(False))) for r in RUNGS}
+        step: dict[str, Any] = {
+            "op": "resolveLadderAction",
+            "ladder": ladder,
+            "streak": draw(st.integers(0, 8)),
+            "allowBlock": draw(st.booleans()),
+        }
+        if draw(st.booleans()):
+            step["allowEscalate"] = draw(st.booleans())
+        steps.append(step)
+    return "ladder-action", {"steps": steps}
+
+
+@st.composite
+def option_transcripts(draw: st.DrawFn) -> tuple[str, Transcript]:
+    """resolveOption over sane and junk configurations."""
+    steps = []
+    for _ in range(draw(st.integers(1, 4))):
+        option: dict[str, Any] = {}
+        if draw(st.booleans()):
+            option["ladder"] = draw(ladders(junk=True))
+        if draw(st.booleans()):
+            option["escalation"] = draw(escalations(junk=True))
+        if draw(st.integers(0, 2)) == 0:
+            option["text"] = draw(
+                st.sampled_from([False, True, None, {}, {"enabled": False}, {"minRepeats": 2}])
+            )
+        steps.append(op("resolveOption", option=option))
+    return "resolve-option", {"steps": steps}
+
+
+# -- registry ----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Family:
+    """A generated family: its strategy and how many transcripts the committed set holds."""
+
+    name: str
+    strategy: Callable[[], st.SearchStrategy[tuple[str, Transcript]]]
+    count: int
+    seed: int
+    spec: tuple[str, ...]
+    description: str
+
+
+FAMILIES: dict[str, Family] = {
+    f.name: f
+    for f in [
+        Family(
+            "repeat",
+            repeat_transcripts,
+            110,
+            20261101,
+            ("MON-25", "MON-27", "MON-28", "MON-31", "MON-34", "MON-35", "MSG-04"),
+            "one fan-out reissued round after round",
+        ),
+        Family(
+            "superset",
+            superset_transcripts,
+            100,
+            20261102,
+            ("MON-19", "MON-26", "MON-27", "MON-34"),
+            "rounds that add calls to a base set",
+        ),
+        Family(
+            "subset",
+            subset_transcripts,
+            100,
+            20261103,
+            ("MON-19", "MON-26", "MON-27", "MON-34"),
+            "rounds that drop calls from a base set",
+        ),
+        Family(
+            "permutation",
+            permutation_transcripts,
+            100,
+            20261104,
+            ("MON-09", "MON-21", "MON-25"),
+            "the same set in different orders",
+        ),
+        Family(
+            "expanding",
+            expanding_transcripts,
+            100,
+            20261105,
+            ("MON-26", "MON-27", "MON-29", "MON-34"),
+            "fan-outs that grow by prefix",
+        ),
+        Family(
+            "polling",
+            polling_transcripts,
+            100,
+            20261106,
+            ("KEY-05", "KEY-06", "KEY-09", "KEY-12", "MON-34"),
+            "polling with identical arguments, loop keys resolved",
+        ),
+        Family(
+            "resume",
+            resume_transcripts,
+            120,
+            20261107,
+            ("STATE-01", "STATE-14", "STATE-22", "STATE-25", "STATE-26", "STATE-29", "MON-17"),
+            "resumes and restores of transformed blobs at any point",
+        ),
+        Family(
+            "interleaved",
+            interleaved_transcripts,
+            100,
+            20261108,
+            ("MON-02", "MON-38"),
+            "several tools in the same rounds",
+        ),
+        Family(
+            "duplicates",
+            duplicate_transcripts,
+            100,
+            20261109,
+            ("MON-20", "MON-22", "MON-33"),
+            "in-round duplicate records",
+        ),
+        Family(
+            "undeclared",
+            undeclared_transcripts,
+            100,
+            20261110,
+            ("MON-10", "MON-11", "MON-18"),
+            "undeclared rounds, stale and foreign declarations",
+        ),
+        Family(
+            "unhashable",
+            unhashable_transcripts,
+            90,
+            20261111,
+            ("MON-08", "MON-13", "FP-03"),
+            "declared rounds with unhashable calls and fallbacks",
+        ),
+        Family(
+            "text",
+            text_transcripts,
+            300,
+            20261112,
+            ("TXT-04", "TXT-09", "MON-41", "MON-43", "MON-45", "MON-48", "MON-51"),
+            "text loops within one response and across steps",
+        ),
+        Family(
+            "escalation",
+            escalation_transcripts,
+            100,
+            20261113,
+            ("MON-52", "MON-54", "LAD-05"),
+            "escalation budgets consumed and resumed",
+        ),
+        Family(
+            "ladders",
+            ladder_transcripts,
+            280,
+            20261114,
+            ("LAD-02", "LAD-03", "LAD-04", "LAD-05"),
+            "resolveLadderAction on random ladders",
+        ),
+        Family(
+            "options",
+            option_transcripts,
+            200,
+            20261115,
+            ("CFG-08", "CFG-11", "CFG-24", "CFG-28", "CFG-30"),
+            "resolveOption on sane and junk configurations",
+        ),
+    ]
+}
+
+
+def transcripts_any() -> st.SearchStrategy[tuple[str, Transcript]]:
+    """``(family, transcript)`` pairs drawn from every family."""
+    return _st.one_of([transcripts(name).map(lambda t, name=name: (name, t)) for name in FAMILIES])
+
+
+def transcripts(family: str, *, with_shape: bool = False) -> st.SearchStrategy[Any]:
+    """The strategy of one family: transcripts, or ``(shape, transcript)`` pairs."""
+    strategy = FAMILIES[family].strategy()
+    return strategy if with_shape else strategy.map(lambda pair: pair[1])

@@ -1,0 +1,149 @@
+package doomloop
+
+import (
+	"errors"
+	"fmt"
+	"math"
+)
+
+// MaxCanonicalizeDepth is the deepest nesting canonicalization accepts; the
+// value passed in is at depth 0 and every visited value, scalar or
+// container, is checked.
+const MaxCanonicalizeDepth = 64
+
+// ErrCanonicalization is wrapped by every error of Canonicalize and the
+// fingerprint functions. Which of the kinds below is reported is
+// informative only.
+var ErrCanonicalization = errors.New("cannot canonicalize key material")
+
+// CanonicalizationError says why a value has no canonical form.
+type CanonicalizationError struct {
+	Kind   string // "depth", "circular", "non-finite", "bigint" or "unsupported"
+	Detail string
+}
+
+func (e *CanonicalizationError) Error() string {
+	return fmt.Sprintf("%v (%s): %s", ErrCanonicalization, e.Kind, e.Detail)
+}
+
+// Unwrap lets errors.Is(err, ErrCanonicalization) succeed.
+func (e *CanonicalizationError) Unwrap() error { return ErrCanonicalization }
+
+// Canonicalize returns the RFC 8785 (JCS) canonical JSON text of v, exactly
+// as JavaScript produces it: member names sorted by UTF-16 code units,
+// numbers in ECMAScript form, lone surrogates escaped as \udxxx, Undefined
+// and function members dropped (written null in arrays and at the top).
+// It fails for nesting deeper than 64, cycles, NaN/±Inf and bigints.
+func Canonicalize(v any) (string, error) {
+	b, err := appendCanonical(nil, v)
+	if err != nil {
+		return "", err
+	}
+	return string(b), nil
+}
+
+// appendCanonical appends the canonical form of v to dst; on failure the
+// returned slice is nil.
+func appendCanonical(dst []byte, v any) ([]byte, error) {
+	c := canonicalizer{out: dst}
+	if err := c.visit(v, 0); err != nil {
+		return nil, err
+	}
+	return c.out, nil
+}
+
+type canonicalizer struct {
+	out       []byte
+	ancestors []containerID
+}
+
+func canonErr(kind, format string, args ...any) error {
+	return &CanonicalizationError{Kind: kind, Detail: fmt.Sprintf(format, args...)}
+}
+
+func (c *canonicalizer) visit(v any, depth int) error {
+	if depth > MaxCanonicalizeDepth {
+		return canonErr("depth", "nesting deeper than %d", MaxCanonicalizeDepth)
+	}
+	switch x := v.(type) {
+	case nil, Undefined:
+		c.out = append(c.out, "null"...)
+		return nil
+	case bool:
+		if x {
+			c.out = append(c.out, "true"...)
+		} else {
+			c.out = append(c.out, "false"...)
+		}
+		return nil
+	case string:
+		c.out = appendQuoted(c.out, x)
+		return nil
+	case BigInt:
+		return canonErr("bigint", "%sn", x.Digits)
+	case []any:
+		return c.container(x, depth)
+	case map[string]any:
+		return c.container(x, depth)
+	}
+	if f, ok := toNumber(v); ok {
+		if math.IsNaN(f) || math.IsInf(f, 0) {
+			return canonErr("non-finite", "%v", f)
+		}
+		c.out = append(c.out, numberToString(f)...)
+		return nil
+	}
+	if isFunctionValue(v) {
+		c.out = append(c.out, "null"...)
+		return nil
+	}
+	return canonErr("unsupported", "a Go %T", v)
+}
+
+func (c *canonicalizer) container(v any, depth int) error {
+	id, tracked := containerOf(v)
+	if tracked {
+		for _, a := range c.ancestors {
+			if a == id {
+				return canonErr("circular", "a value contains itself")
+			}
+		}
+		c.ancestors = append(c.ancestors, id)
+		defer func() { c.ancestors = c.ancestors[:len(c.ancestors)-1] }()
+	}
+	if items, ok := v.([]any); ok {
+		c.out = append(c.out, '[')
+		for i, item := range items {
+			if i > 0 {
+				c.out = append(c.out, ',')
+			}
+			if err := c.visit(item, depth+1); err != nil {
+				return err
+			}
+		}
+		c.out = append(c.out, ']')
+		return nil
+	}
+	m := v.(map[string]any)
+	var small [8]string
+	keys := small[:0]
+	for k, member := range m {
+		if !isUndefined(member) && !isFunctionValue(member) {
+			keys = append(keys, k)
+		}
+	}
+	sortUnits(keys)
+	c.out = append(c.out, '{')
+	for i, k := range keys {
+		if i > 0 {
+			c.out = append(c.out, ',')
+		}
+		c.out = appendQuoted(c.out, k)
+		c.out = append(c.out, ':')
+		if err := c.visit(m[k], depth+1); err != nil {
+			return err
+		}
+	}
+	c.out = append(c.out, '}')
+	return nil
+}

@@ -1,0 +1,3 @@
+module doomloop.invalid/ports/go
+
+go 1.22

@@ -1,0 +1,243 @@
+package doomloop
+
+import (
+	"fmt"
+	"math"
+	"math/big"
+	"strings"
+)
+
+// The tagged encoding: JSON objects with a "$js" member carry the values
+// plain JSON cannot (see the package documentation of the conformance kit):
+//
+//	{"$js":"undefined"}                       Undefined{}
+//	{"$js":"number","value":"NaN"|"Infinity"|"-Infinity"|"-0"}
+//	{"$js":"bigint","value":"12"}             BigInt{"12"}
+//	{"$js":"function"} / {"$js":"symbol"}     Function{}
+//	{"$js":"function","returns":V}            *ScriptedLoopKey returning V
+//	{"$js":"function","throws":"msg"}         *ScriptedLoopKey that throws
+//	{"$js":"ref","up":k}                      the k-th enclosing container
+//	{"$js":"nest","depth":d,"value":V}        V inside d one-element arrays
+//	{"$js":"object","value":{...}}            that object, literally
+const tagName = "$js"
+
+// ScriptedLoopKey is a loop-key function in data form: it returns Returns
+// (Undefined meaning "returns nothing", nil meaning null), or, when Throws
+// is set, it fails with that message.
+type ScriptedLoopKey struct {
+	Returns any
+	Throws  *string
+}
+
+// Call runs the scripted function.
+func (s *ScriptedLoopKey) Call(map[string]any) (any, error) {
+	if s.Throws != nil {
+		return nil, fmt.Errorf("%s", *s.Throws)
+	}
+	return s.Returns, nil
+}
+
+// DecodeTagged turns tagged JSON (as read by ParseJSON) into values of this
+// package's model. A ref builds a real cycle.
+func DecodeTagged(v any) (any, error) {
+	d := &tagDecoder{}
+	return d.decode(v, 0)
+}
+
+type tagDecoder struct {
+	stack []any
+}
+
+func (d *tagDecoder) decode(v any, depth int) (any, error) {
+	if depth > MaxJSONDepth {
+		return nil, fmt.Errorf("tagged value nested deeper than %d", MaxJSONDepth)
+	}
+	switch x := v.(type) {
+	case []any:
+		items := make([]any, len(x))
+		d.stack = append(d.stack, items)
+		for i, item := range x {
+			decoded, err := d.decode(item, depth+1)
+			if err != nil {
+				return nil, err
+			}
+			items[i] = decoded
+		}
+		d.stack = d.stack[:len(d.stack)-1]
+		return items, nil
+	case map[string]any:
+		if _, tagged := x[tagName]; !tagged {
+			return d.members(x, depth)
+		}
+		return d.tag(x, depth)
+	}
+	return v, nil
+}
+
+func (d *tagDecoder) members(x map[string]any, depth int) (any, error) {
+	out := make(map[string]any, len(x))
+	d.stack = append(d.stack, out)
+	for k, item := range x {
+		decoded, err := d.decode(item, depth+1)
+		if err != nil {
+			return nil, err
+		}
+		out[k] = decoded
+	}
+	d.stack = d.stack[:len(d.stack)-1]
+	return out, nil
+}
+
+// wholeNumber reads a JSON number that is an exact integer.
+func wholeNumber(v any) (int, bool) {
+	f, ok := v.(float64)
+	if !ok || f != math.Trunc(f) || math.Abs(f) > 1<<53 {
+		return 0, false
+	}
+	return int(f), true
+}
+
+func (d *tagDecoder) tag(x map[string]any, depth int) (any, error) {
+	kind, _ := x[tagName].(string)
+	value, hasValue := x["value"]
+	switch kind {
+	case "undefined":
+		return Undefined{}, nil
+	case "number":
+		switch value {
+		case "NaN":
+			return math.NaN(), nil
+		case "Infinity":
+			return math.Inf(1), nil
+		case "-Infinity":
+			return math.Inf(-1), nil
+		case "-0":
+			return math.Copysign(0, -1), nil
+		}
+	case "bigint":
+		if s, ok := value.(string); ok {
+			n, ok := new(big.Int).SetString(strings.TrimSpace(s), 10)
+			if !ok {
+				return nil, fmt.Errorf("bad bigint %q", s)
+			}
+			return BigInt{Digits: n.String()}, nil
+		}
+	case "symbol":
+		return Function{Symbol: true}, nil
+	case "function":
+		if returns, ok := x["returns"]; ok {
+			decoded, err := d.decode(returns, depth)
+			if err != nil {
+				return nil, err
+			}
+			return &ScriptedLoopKey{Returns: decoded}, nil
+		}
+		if msg, ok := x["throws"].(string); ok {
+			return &ScriptedLoopKey{Throws: &msg}, nil
+		}
+		return Function{}, nil
+	case "ref":
+		up, ok := wholeNumber(x["up"])
+		if _, isBool := x["up"].(bool); isBool || !ok || up < 1 || up > len(d.stack) {
+			return nil, fmt.Errorf("ref up=%v names no enclosing container", x["up"])
+		}
+		return d.stack[len(d.stack)-up], nil
+	case "nest":
+		n, ok := wholeNumber(x["depth"])
+		if !ok || n < 0 {
+			return nil, fmt.Errorf("nest depth=%v is not a non-negative integer", x["depth"])
+		}
+		if depth+n > MaxJSONDepth {
+			return nil, fmt.Errorf("nest depth %d exceeds this port's limit of %d", n, MaxJSONDepth)
+		}
+		inner, err := d.decode(x["value"], depth+n)
+		if err != nil {
+			return nil, err
+		}
+		for i := 0; i < n; i++ {
+			inner = []any{inner}
+		}
+		return inner, nil
+	case "object":
+		if literal, ok := value.(map[string]any); ok && hasValue {
+			return d.members(literal, depth)
+		}
+	}
+	return nil, fmt.Errorf("unknown or malformed tagged value (%s=%v)", tagName, x[tagName])
+}
+
+// EncodeTagged turns a value of this package's model into tagged JSON that
+// AppendJSON can write: JS-only values become tags, cycles become refs.
+func EncodeTagged(v any) any {
+	e := &tagEncoder{}
+	return e.encode(v)
+}
+
+type tagEncoder struct {
+	stack []containerID
+}
+
+func (e *tagEncoder) encode(v any) any {
+	switch x := v.(type) {
+	case nil, bool, string:
+		return v
+	case Undefined:
+		return map[string]any{tagName: "undefined"}
+	case BigInt:
+		return map[string]any{tagName: "bigint", "value": x.Digits}
+	case Function:
+		if x.Symbol {
+			return map[string]any{tagName: "symbol"}
+		}
+		return map[string]any{tagName: "function"}
+	case *ScriptedLoopKey:
+		if x.Throws != nil {
+			return map[string]any{tagName: "function", "throws": *x.Throws}
+		}
+		return map[string]any{tagName: "function", "returns": e.encode(x.Returns)}
+	case []any, map[string]any:
+		id, tracked := containerOf(x)
+		if tracked {
+			for i := len(e.stack) - 1; i >= 0; i-- {
+				if e.stack[i] == id {
+					return map[string]any{tagName: "ref", "up": float64(len(e.stack) - i)}
+				}
+			}
+			e.stack = append(e.stack, id)
+			defer func() { e.stack = e.stack[:len(e.stack)-1] }()
+		}
+		if items, ok := x.([]any); ok {
+			out := make([]any, len(items))
+			for i, item := range items {
+				out[i] = e.encode(item)
+			}
+			return out
+		}
+		m := x.(map[string]any)
+		out := make(map[string]any, len(m))
+		for k, item := range m {
+			out[k] = e.encode(item)
+		}
+		if _, clash := out[tagName]; clash {
+			return map[string]any{tagName: "object", "value": out}
+		}
+		return out
+	}
+	if f, ok := toNumber(v); ok {
+		switch {
+		case math.IsNaN(f):
+			return map[string]any{tagName: "number", "value": "NaN"}
+		case math.IsInf(f, 1):
+			return map[string]any{tagName: "number", "value": "Infinity"}
+		case math.IsInf(f, -1):
+			return map[string]any{tagName: "number", "value": "-Infinity"}
+		case f == 0 && math.Signbit(f):
+			return map[string]any{tagName: "number", "value": "-0"}
+		}
+		return f
+	}
+	if isFunctionValue(v) {
+		return map[string]any{tagName: "function"}
+	}
+	return fmt.Sprintf("<unsupported %T>", v)
+}

@@ -1,0 +1,1062 @@
+/**
+ * Doom-loop monitor — TypeScript port of the doomloop-kit specification
+ * (spec/01-scope.md … spec/14-open-questions.md).
+ *
+ * The public surface (names, signatures, async-ness, constants) is the one of
+ * the `@openrouter/agent` 0.9.0 module `doom-loop`; the behaviour follows the
+ * specification. Statement ids (CFG-xx, MON-xx, …) in comments point at the
+ * spec paragraph a piece of code implements.
+ *
+ * Internals worth knowing:
+ * - every map keyed by a caller-chosen string (tool names, fingerprints from a
+ *   restored blob) is a `Map`, so names such as `__proto__` are ordinary keys
+ *   (MON-02); objects handed back to callers are built with
+ *   `Object.defineProperty`, so such names become ordinary own members;
+ * - "present" always means an own member (DATA-18), never JS `in`;
+ * - recording the W calls of one declared round costs O(W): hash sets for
+ *   membership, the prior-round comparison cached per tool and round,
+ *   per-call counts updated in place (MON-55, MON-56).
+ */
+
+import * as nodeCrypto from 'node:crypto';
+
+// ---------------------------------------------------------------------------
+// Public types (same shapes as the SDK's declarations)
+// ---------------------------------------------------------------------------
+
+/** Escalation actions, weakest to strongest (LAD-01). */
+export type DoomLoopAction = 'observe' | 'steer' | 'escalate' | 'block' | 'stop';
+
+/** Which detector produced a verdict. */
+export type DoomLoopDetectorKind =
+  | 'tool-fingerprint'
+  | 'server-tool-fingerprint'
+  | 'text-repetition'
+  | 'text-streak';
+
+/** A doom-loop detection event (MON-37, MON-44, MON-47). */
+export interface DoomLoopVerdict {
+  detector: DoomLoopDetectorKind;
+  action: DoomLoopAction;
+  streak: number;
+  /** Deterministic fingerprint of the repeated unit (call identity or text). */
+  fingerprint: string;
+  /** Present for fingerprint verdicts. */
+  toolName?: string;
+  /** Verbatim message for block outputs and steer messages (§11). */
+  message: string;
+}
+
+/** Result of recording one tool call (MON-36). */
+export interface DoomLoopCallRecord {
+  fingerprint: string;
+  streak: number;
+  duplicateInRound: boolean;
+  verdict?: DoomLoopVerdict;
+}
+
+/** Streak thresholds per action; `false` disables a rung (§3.2). */
+export interface DoomLoopLadder {
+  observe?: number | false;
+  steer?: number | false;
+  escalate?: number | false;
+  block?: number | false;
+  stop?: number | false;
+}
+
+/** Recovery configuration for the `escalate` rung (§3.4). */
+export interface DoomLoopEscalationConfig {
+  model?: string;
+  advisor?: boolean | Record<string, unknown>;
+  maxEscalations?: number;
+}
+
+/** Options for the text detectors (§3.3). */
+export interface DoomLoopTextOptions {
+  enabled?: boolean;
+  maxPeriodTokens?: number;
+  minRepeats?: number;
+  minCoveredTokens?: number;
+  maxWindowTokens?: number;
+}
+
+/** Configuration for doom-loop detection. */
+export interface DoomLoopConfig {
+  ladder?: DoomLoopLadder;
+  text?: boolean | DoomLoopTextOptions;
+  escalation?: DoomLoopEscalationConfig;
+}
+
+/** The `doomLoop` option: `true` for defaults, or a config object. */
+export type DoomLoopOption = boolean | DoomLoopConfig;
+
+/** Consecutive-repetition counter for one identity (a tool, or step text). */
+export interface DoomLoopStreak {
+  fingerprint: string;
+  streak: number;
+  /** The last round's fingerprint set, when it had more than one member (STATE-xx). */
+  roundFingerprints?: readonly string[];
+  /** Per-call streaks of the last round, when they say more than the round does. */
+  callStreaks?: Record<string, number>;
+}
+
+/** Plain-JSON detector state (§10). */
+export interface DoomLoopSerializedState {
+  tools: Record<string, DoomLoopStreak>;
+  text?: DoomLoopStreak;
+  stopVerdict?: DoomLoopVerdict;
+  pendingSteer?: string[];
+  escalationsUsed?: number;
+}
+
+/** The result of resolving a tool's `loopKey` declaration (KEY-01). */
+export type LoopKeyResolution =
+  | { kind: 'exempt' }
+  | { kind: 'key'; keyMaterial: unknown }
+  | { kind: 'fallback'; keyMaterial: unknown; warning: string };
+
+/** Escalation config with the budget resolved. */
+export interface ResolvedEscalationConfig {
+  model?: string;
+  advisor?: boolean | Record<string, unknown>;
+  maxEscalations: number;
+}
+
+/** Fully-resolved config used by the monitor (CFG-06). */
+export interface ResolvedDoomLoopConfig {
+  ladder: Required<DoomLoopLadder>;
+  text: Required<DoomLoopTextOptions>;
+  escalation: ResolvedEscalationConfig | null;
+}
+
+/** A detected repeating token block at the tail of a response (TXT-14). */
+export interface TextRepetitionResult {
+  /** Consecutive repeats of the block (feeds the ladder as the streak). */
+  repeats: number;
+  /** Block length in whitespace-delimited tokens. */
+  periodTokens: number;
+  /** repeats × periodTokens. */
+  coveredTokens: number;
+  /** The repeating block itself, tokens joined by one space. */
+  sample: string;
+}
+
+// ---------------------------------------------------------------------------
+// Constants
+// ---------------------------------------------------------------------------
+
+/** Default ladder (CFG-12): observe 2, block 3, stop 6; steer and escalate off. */
+export const DEFAULT_DOOM_LOOP_LADDER: Readonly<Required<DoomLoopLadder>> = Object.freeze({
+  observe: 2,
+  steer: false,
+  escalate: false,
+  block: 3,
+  stop: 6,
+});
+
+/** Default escalation budget (CFG-24). */
+export const DEFAULT_MAX_ESCALATIONS = 2;
+
+/** Deepest accepted nesting; the root is depth 0 (CAN-15, CAN-16). */
+export const MAX_CANONICALIZE_DEPTH = 64;
+
+const DEFAULT_TEXT_OPTIONS: Readonly<Required<DoomLoopTextOptions>> = Object.freeze({
+  enabled: true,
+  maxPeriodTokens: 16,
+  minRepeats: 4,
+  minCoveredTokens: 12,
+  maxWindowTokens: 400,
+});
+
+/** Code units of text examined per window token (TXT-02). */
+const CODE_UNITS_PER_WINDOW_TOKEN = 64;
+
+/** A restored tool streak is clamped into [1, MAX_RESTORED_STREAK] (STATE-xx). */
+const MAX_RESTORED_STREAK = 1_000_000;
+
+type Rung = keyof Required<DoomLoopLadder>;
+
+/** Rungs weakest to strongest (LAD-01). */
+const RUNGS: readonly Rung[] = ['observe', 'steer', 'escalate', 'block', 'stop'];
+
+const ACTION_STRENGTH: Readonly<Record<DoomLoopAction, number>> = {
+  observe: 0,
+  steer: 1,
+  escalate: 2,
+  block: 3,
+  stop: 4,
+};
+
+// ---------------------------------------------------------------------------
+// Small helpers over the JSON data model
+// ---------------------------------------------------------------------------
+
+const hasOwn = (target: object, name: string): boolean =>
+  Object.prototype.hasOwnProperty.call(target, name);
+
+/** A non-null, non-array object (the spec's "object"). */
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** The value of an own member, or `undefined` when there is none (DATA-18). */
+function ownMember(target: unknown, name: string): unknown {
+  if (typeof target !== 'object' || target === null) return undefined;
+  return hasOwn(target, name) ? (target as Record<string, unknown>)[name] : undefined;
+}
+
+/** Give `target` an ordinary own member `name` (safe for `__proto__`). */
+function defineMember<T>(target: Record<string, T>, name: string, value: T): void {
+  Object.defineProperty(target, name, {
+    value,
+    enumerable: true,
+    writable: true,
+    configurable: true,
+  });
+}
+
+function isFiniteNumber(value: unknown): value is number {
+  return typeof value === 'number' && Number.isFinite(value);
+}
+
+/** The members of an object, or of an array by index name; nothing else (STATE-xx). */
+function jsEntries(value: unknown): [string, unknown][] {
+  if (Array.isArray(value)) return value.map((item, index) => [String(index), item]);
+  if (isPlainObject(value)) return Object.keys(value).map((key) => [key, value[key]]);
+  return [];
+}
+
+/** Code-unit order of strings (DATA-04). */
+function compareCodeUnits(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+function warn(message: string, detail?: Record<string, string>): void {
+  if (detail === undefined) console.warn(message);
+  else console.warn(message, detail);
+}
+
+// ---------------------------------------------------------------------------
+// §3 Configuration
+// ---------------------------------------------------------------------------
+
+/** Sanitise one rung's threshold (CFG-09 … CFG-11). */
+function sanitiseThreshold(given: unknown, fallback: number | false): number | false {
+  if (given === false) return false;
+  if (isFiniteNumber(given) && given >= 1) return Math.floor(given);
+  return fallback;
+}
+
+function resolveLadder(given: unknown): Required<DoomLoopLadder> {
+  const members = isPlainObject(given) ? given : undefined;
+  const ladder = { ...DEFAULT_DOOM_LOOP_LADDER };
+  if (members === undefined) return ladder; // CFG-07
+  for (const rung of RUNGS) {
+    ladder[rung] = sanitiseThreshold(ownMember(members, rung), DEFAULT_DOOM_LOOP_LADDER[rung]);
+  }
+  return ladder;
+}
+
+function resolveTextOptions(given: unknown): Required<DoomLoopTextOptions> {
+  if (given === false) return { ...DEFAULT_TEXT_OPTIONS, enabled: false }; // CFG-14
+  if (!isPlainObject(given)) return { ...DEFAULT_TEXT_OPTIONS }; // CFG-15
+  // CFG-16: a member present and not null is taken as given, unchecked.
+  const pick = <K extends keyof DoomLoopTextOptions>(name: K): Required<DoomLoopTextOptions>[K] => {
+    const value = ownMember(given, name);
+    return (value ?? DEFAULT_TEXT_OPTIONS[name]) as Required<DoomLoopTextOptions>[K];
+  };
+  return {
+    enabled: pick('enabled'),
+    maxPeriodTokens: pick('maxPeriodTokens'),
+    minRepeats: pick('minRepeats'),
+    minCoveredTokens: pick('minCoveredTokens'),
+    maxWindowTokens: pick('maxWindowTokens'),
+  };
+}
+
+function emitLadderWarnings(ladder: Required<DoomLoopLadder>): void {
+  if (ladder.block !== false && ladder.stop === false) {
+    warn(
+      '[doom-loop] the block rung is enabled but stop is disabled: a blocked call can be re-issued without end',
+      { code: 'block-without-stop' },
+    );
+  }
+  RUNGS.forEach((rung, index) => {
+    const own = ladder[rung];
+    if (own === false || rung === 'stop') return;
+    for (const stronger of RUNGS.slice(index + 1)) {
+      const theirs = ladder[stronger];
+      if (theirs !== false && theirs <= own) {
+        warn(
+          `[doom-loop] ladder rung "${rung}" (threshold ${own}) never fires: "${stronger}" already fires at ${theirs}`,
+          { code: 'dead-rung', rung, shadowedBy: stronger },
+        );
+        return;
+      }
+    }
+  });
+}
+
+/**
+ * Normalize the `doomLoop` option (§3). `undefined` / `false` (and `null`)
+ * give `null`; `true` or any config object gives a resolved config.
+ * Configuration problems are reported through `console.warn(message, detail)`
+ * with `detail = {code, rung?, shadowedBy?}` (CFG-26 … CFG-32).
+ */
+export function resolveDoomLoopOption(option: DoomLoopConfig | true): ResolvedDoomLoopConfig;
+export function resolveDoomLoopOption(
+  option: DoomLoopOption | undefined,
+): ResolvedDoomLoopConfig | null;
+export function resolveDoomLoopOption(option: unknown): ResolvedDoomLoopConfig | null {
+  if (option === undefined || option === null || option === false) return null; // CFG-02
+  const config: unknown = isPlainObject(option) ? option : {}; // CFG-03 … CFG-05
+  const ladder = resolveLadder(ownMember(config, 'ladder'));
+  const text = resolveTextOptions(ownMember(config, 'text'));
+
+  // §3.4 escalation
+  const given = ownMember(config, 'escalation');
+  const escalationGiven = isPlainObject(given) ? given : undefined; // CFG-19
+  const model = ownMember(escalationGiven, 'model');
+  const advisor = ownMember(escalationGiven, 'advisor');
+  const modelPresent = model !== undefined && model !== null; // CFG-20, CFG-22
+  const hasAdvisor = advisor !== undefined && advisor !== null && advisor !== false; // CFG-21
+  const hasMechanism = escalationGiven !== undefined && (modelPresent || hasAdvisor);
+  let escalation: ResolvedEscalationConfig | null = null;
+  if (hasMechanism) {
+    const cap = ownMember(escalationGiven, 'maxEscalations');
+    // CFG-23: model and advisor are passed through unchecked.
+    escalation = {
+      ...(modelPresent ? { model: model as string } : {}),
+      ...(hasAdvisor ? { advisor: advisor as boolean | Record<string, unknown> } : {}),
+      maxEscalations: isFiniteNumber(cap) && cap >= 1 ? Math.floor(cap) : DEFAULT_MAX_ESCALATIONS,
+    };
+  }
+
+  // CFG-28: warnings in a fixed order.
+  emitLadderWarnings(ladder);
+  if (ladder.escalate !== false && !hasMechanism) {
+    warn(
+      '[doom-loop] the escalate rung is enabled but no escalation model or advisor is configured; the rung is skipped',
+      { code: 'escalation-rung-unconfigured' },
+    );
+  } else if (hasMechanism && ladder.escalate === false) {
+    warn('[doom-loop] escalation is configured but the escalate rung is disabled', {
+      code: 'escalation-unused',
+    });
+  }
+  return { ladder, text, escalation };
+}
+
+// ---------------------------------------------------------------------------
+// §4 Loop keys
+// ---------------------------------------------------------------------------
+
+function fallback(args: Record<string, unknown>, warning: string): LoopKeyResolution {
+  return { kind: 'fallback', keyMaterial: args, warning };
+}
+
+/**
+ * Resolve a tool's `loopKey` declaration (absent, `false`, a field-name list
+ * or a function) against one call's arguments (§4). Never throws.
+ */
+export function resolveLoopKeyMaterial(
+  loopKey: unknown,
+  args: Record<string, unknown>,
+): LoopKeyResolution {
+  if (loopKey === undefined) return { kind: 'key', keyMaterial: args }; // KEY-05
+  if (loopKey === false) return { kind: 'exempt' }; // KEY-06
+  if (Array.isArray(loopKey)) {
+    if (loopKey.length === 0) {
+      return fallback(args, '[doom-loop] loopKey lists no fields; using the full arguments'); // KEY-08
+    }
+    const subset: Record<string, unknown> = {};
+    let found = false;
+    for (const name of loopKey as unknown[]) {
+      // KEY-09: own members only, whatever their value.
+      if (typeof name === 'string' && typeof args === 'object' && args !== null && hasOwn(args, name)) {
+        defineMember(subset, name, args[name]);
+        found = true;
+      }
+    }
+    if (!found) {
+      return fallback(args, '[doom-loop] no loopKey field is present in the arguments; using the full arguments'); // KEY-10
+    }
+    return { kind: 'key', keyMaterial: subset }; // KEY-11
+  }
+  if (typeof loopKey === 'function') {
+    let result: unknown;
+    try {
+      result = (loopKey as (args: Record<string, unknown>) => unknown)(args); // KEY-12
+    } catch (error) {
+      const detail = error instanceof Error ? error.message : String(error);
+      return fallback(args, `[doom-loop] loopKey function threw (${detail}); using the full arguments`);
+    }
+    if (result === null) return { kind: 'exempt' };
+    if (result === undefined) {
+      return fallback(args, '[doom-loop] loopKey function returned nothing; using the full arguments');
+    }
+    return { kind: 'key', keyMaterial: result }; // KEY-14
+  }
+  return fallback(args, `[doom-loop] unsupported loopKey declaration (${typeof loopKey}); using the full arguments`); // KEY-07
+}
+
+// ---------------------------------------------------------------------------
+// §5 Canonical form
+// ---------------------------------------------------------------------------
+
+class CanonicalizationError extends Error {
+  constructor(detail: string) {
+    super(`cannot canonicalize key material: ${detail}`);
+    this.name = 'CanonicalizationError';
+  }
+}
+
+/** Values left out of objects and written `null` elsewhere (CAN-11 … CAN-13). */
+function isDroppable(value: unknown): boolean {
+  return value === undefined || typeof value === 'function' || typeof value === 'symbol';
+}
+
+/**
+ * The canonical text of `value` at `depth`. `ancestors` holds the containers
+ * being written (at most MAX_CANONICALIZE_DEPTH + 1 of them, so a list scan is
+ * cheap). Builds strings by concatenation: no per-value arrays or sets.
+ */
+function canonicalText(value: unknown, depth: number, ancestors: object[]): string {
+  if (depth > MAX_CANONICALIZE_DEPTH) {
+    throw new CanonicalizationError(`nesting deeper than ${MAX_CANONICALIZE_DEPTH}`); // CAN-16
+  }
+  if (value === null || isDroppable(value)) return 'null';
+  switch (typeof value) {
+    case 'boolean':
+      return value ? 'true' : 'false';
+    case 'number':
+      if (!Number.isFinite(value)) throw new CanonicalizationError(`non-finite number ${value}`); // CAN-05
+      // ECMAScript Number::toString; JSON.stringify writes -0 as 0 (CAN-22 … CAN-24).
+      return JSON.stringify(value);
+    case 'string':
+      // JSON.stringify is the well-formed variant: lone surrogates as \udxxx (CAN-25 … CAN-28).
+      return JSON.stringify(value);
+    case 'bigint':
+      throw new CanonicalizationError('bigint'); // CAN-14
+    default:
+      break;
+  }
+  const container = value as object;
+  if (ancestors.includes(container)) throw new CanonicalizationError('circular reference'); // CAN-19
+  ancestors.push(container);
+  let text: string;
+  if (Array.isArray(container)) {
+    text = '[';
+    for (let index = 0; index < container.length; index += 1) {
+      if (index > 0) text += ',';
+      text += canonicalText(container[index], depth + 1, ancestors); // CAN-12: visited, then null
+    }
+    text += ']';
+  } else {
+    const record = container as Record<string, unknown>;
+    const names = Object.keys(record);
+    if (names.length > 1) names.sort(compareCodeUnits); // CAN-29, CAN-30
+    text = '{';
+    let first = true;
+    for (const name of names) {
+      const member = record[name];
+      if (isDroppable(member)) continue; // CAN-11, CAN-18: never visited
+      if (!first) text += ',';
+      first = false;
+      text += JSON.stringify(name) + ':' + canonicalText(member, depth + 1, ancestors);
+    }
+    text += '}';
+  }
+  ancestors.pop();
+  return text;
+}
+
+/**
+ * RFC 8785 (JCS) canonical JSON as JS produces it (§5). Throws on non-finite
+ * numbers, bigints, circular references and nesting deeper than
+ * {@link MAX_CANONICALIZE_DEPTH}.
+ */
+export function canonicalizeKeyMaterial(value: unknown): string {
+  return canonicalText(value, 0, []);
+}
+
+// ---------------------------------------------------------------------------
+// §6 Fingerprints
+// ---------------------------------------------------------------------------
+
+type OneShotHash = (algorithm: string, data: string, outputEncoding: 'hex') => string;
+/** `crypto.hash` (Node >= 20.12) avoids a Hash object per call; older Nodes use createHash. */
+const oneShotHash = (nodeCrypto as { hash?: OneShotHash }).hash;
+
+/** SHA-256 over UTF-8, lowercase hex; Node encodes a lone surrogate as U+FFFD (FP-06). */
+const sha256Hex: (text: string) => string =
+  typeof oneShotHash === 'function'
+    ? (text) => oneShotHash('sha256', text, 'hex')
+    : (text) => nodeCrypto.createHash('sha256').update(text, 'utf8').digest('hex');
+
+function keyMaterialFingerprint(keyMaterial: unknown): string {
+  return sha256Hex(canonicalizeKeyMaterial(keyMaterial));
+}
+
+function toolCallFingerprint(toolName: string, keyMaterial: unknown): string {
+  return sha256Hex(`${toolName}\n${canonicalizeKeyMaterial(keyMaterial)}`);
+}
+
+/** `sha256(utf8(jcs(keyMaterial)))`, lowercase hex (FP-01). */
+export async function fingerprintKeyMaterial(keyMaterial: unknown): Promise<string> {
+  return keyMaterialFingerprint(keyMaterial);
+}
+
+/** `sha256(utf8(toolName + "\n" + jcs(keyMaterial)))`, lowercase hex (FP-02). */
+export async function fingerprintToolCall(toolName: string, keyMaterial: unknown): Promise<string> {
+  return toolCallFingerprint(toolName, keyMaterial);
+}
+
+// ---------------------------------------------------------------------------
+// §7 Text repetition
+// ---------------------------------------------------------------------------
+
+/** JS `\s` is exactly the whitespace set of TXT-04. */
+const WHITESPACE_RUN = /\s+/;
+const WHITESPACE_RUNS = /\s+/g;
+
+function textOption(
+  options: Partial<DoomLoopTextOptions> | undefined,
+  name: 'maxPeriodTokens' | 'minRepeats' | 'minCoveredTokens' | 'maxWindowTokens',
+): number {
+  const value = options === undefined || options === null ? undefined : options[name];
+  return value ?? DEFAULT_TEXT_OPTIONS[name];
+}
+
+/**
+ * Detect a token block repeating at the tail of `text` (§7). Returns null when
+ * no block meets `minRepeats` and `minCoveredTokens`.
+ */
+export function detectTextRepetition(
+  text: string,
+  options?: Partial<DoomLoopTextOptions>,
+): TextRepetitionResult | null {
+  const maxPeriod = textOption(options, 'maxPeriodTokens');
+  const minRepeats = textOption(options, 'minRepeats');
+  const minCovered = textOption(options, 'minCoveredTokens');
+  const maxWindow = textOption(options, 'maxWindowTokens');
+
+  const budget = maxWindow * CODE_UNITS_PER_WINDOW_TOKEN; // TXT-02
+  const kept = text.length > budget ? text.slice(text.length - budget) : text; // TXT-03
+  const trimmed = kept.trim(); // TXT-05
+  let tokens = trimmed === '' ? [] : trimmed.split(WHITESPACE_RUN); // TXT-06
+  if (tokens.length > maxWindow) tokens = tokens.slice(tokens.length - maxWindow); // TXT-07
+  const count = tokens.length;
+  if (count < Math.max(minCovered, 2)) return null; // TXT-08
+
+  let best: TextRepetitionResult | null = null;
+  const lastPeriod = Math.min(maxPeriod, Math.floor(count / 2));
+  for (let period = 1; period <= lastPeriod; period += 1) {
+    const blockStart = count - period;
+    let repeats = 1; // TXT-10
+    let start = count - 2 * period;
+    while (start >= 0 && sameRun(tokens, start, blockStart, period)) {
+      repeats += 1;
+      start -= period;
+    }
+    const covered = repeats * period; // TXT-12
+    if (repeats >= minRepeats && covered >= minCovered && (best === null || covered > best.coveredTokens)) {
+      best = {
+        repeats,
+        periodTokens: period,
+        coveredTokens: covered,
+        sample: tokens.slice(blockStart).join(' '),
+      }; // TXT-13, TXT-14
+    }
+  }
+  return best;
+}
+
+function sameRun(tokens: readonly string[], start: number, blockStart: number, period: number): boolean {
+  for (let offset = 0; offset < period; offset += 1) {
+    if (tokens[start + offset] !== tokens[blockStart + offset]) return false;
+  }
+  return true;
+}
+
+// ---------------------------------------------------------------------------
+// §8 Ladder
+// ---------------------------------------------------------------------------
+
+function meets(threshold: number | false, streak: number): boolean {
+  return threshold !== false && streak >= threshold; // LAD-02
+}
+
+/** The first rung meeting the streak, checked stop, block, escalate, steer, observe (§8). */
+export function resolveLadderAction(
+  ladder: Required<DoomLoopLadder>,
+  streak: number,
+  options: { allowBlock: boolean; allowEscalate?: boolean },
+): DoomLoopAction | undefined {
+  const allowEscalate = options.allowEscalate ?? true; // LAD-05
+  if (meets(ladder.stop, streak)) return 'stop';
+  if (options.allowBlock && meets(ladder.block, streak)) return 'block';
+  if (allowEscalate && meets(ladder.escalate, streak)) return 'escalate';
+  if (meets(ladder.steer, streak)) return 'steer';
+  if (meets(ladder.observe, streak)) return 'observe';
+  return undefined;
+}
+
+// ---------------------------------------------------------------------------
+// §11 Messages
+// ---------------------------------------------------------------------------
+
+const CLOSING = 'Take a different approach, or explain why repetition is required.';
+const TEXT_CLOSING = 'Stop repeating and take a different approach.';
+
+function repeatedCallMessage(toolName: string): string {
+  return `Doom loop suspected: this exact "${toolName}" call has been repeated across consecutive rounds. Repeating it will not change the result. ${CLOSING}`;
+}
+
+function roundIdentity(set: readonly string[]): string {
+  const head = set
+    .slice(0, 3)
+    .map((member) => member.slice(0, 8))
+    .join('+');
+  return set.length > 3 ? `${head}+${set.length - 3} more\u2026` : `${head}\u2026`;
+}
+
+function fanOutMessage(toolName: string, rounds: number, set: readonly string[]): string {
+  return `Doom loop suspected: tool "${toolName}" was invoked in ${String(rounds)} consecutive rounds with the same set of ${set.length} parallel calls (round identity ${roundIdentity(set)}). Reissuing the same fan-out will not change the results. ${CLOSING}`;
+}
+
+function identicalArgumentsMessage(toolName: string, rounds: number, fingerprint: string): string {
+  return `Doom loop suspected: tool "${toolName}" was invoked in ${String(rounds)} consecutive rounds with identical arguments (fingerprint ${fingerprint.slice(0, 16)}\u2026). Repeating the call will not change the result. ${CLOSING}`;
+}
+
+function repeatedBlockMessage(sample: string, repeats: number): string {
+  return `Doom loop suspected: the response repeats "${sample}" ${String(repeats)} times in a row. ${TEXT_CLOSING}`;
+}
+
+function repeatedTextMessage(streak: number): string {
+  return `Doom loop suspected: the assistant produced identical text for ${String(streak)} consecutive turns. ${TEXT_CLOSING}`;
+}
+
+// ---------------------------------------------------------------------------
+// §9 / §10 Monitor
+// ---------------------------------------------------------------------------
+
+/** One tool's evidence (MON-03, MON-04). */
+interface ToolEntry {
+  // persisted
+  fingerprint: string;
+  streak: number;
+  /** Sorted by code units; a restored set may hold duplicates. */
+  roundSet: readonly string[];
+  /**
+   * Per-call counts of this round AND of the previous one, in one map (one
+   * hash lookup per record): a slot whose `epoch` is the entry's `epoch`
+   * belongs to the current round's per-call counts (MON-03), one whose epoch
+   * (or `prevEpoch`) is `epoch - 1` carries the baseline `priorCalls`
+   * (MON-22, MON-23). Slots older than that are stale and pruned in bulk.
+   */
+  slots: Map<string, CallSlot>;
+  /** Counts the tool's rounds; restored entries are at epoch 0. */
+  epoch: number;
+  /** Number of slots in the current epoch (the size of the per-call counts). */
+  width: number;
+  /** `width` of the previous epoch (bounds the stale slots kept). */
+  priorWidth: number;
+  // run-local
+  /**
+   * The round number of the last record, or undefined after a restore. The
+   * seen set of MON-30 is the set of current-epoch slots (both start as {fp}
+   * and gain each recorded fp), so it is not stored separately (MON-20).
+   */
+  round: number | undefined;
+  priorSet: readonly string[] | undefined;
+  priorStreak: number;
+  /** Cached `priorSet equals set` for the declared set object `set` of this round. */
+  priorMatch: { set: readonly string[]; equal: boolean } | undefined;
+}
+
+/** One call's per-call streak, for the current and the previous epoch of its tool. */
+interface CallSlot {
+  epoch: number;
+  count: number;
+  prevEpoch: number;
+  prevCount: number;
+}
+
+function newEntry(fp: string): ToolEntry {
+  return {
+    fingerprint: fp,
+    streak: 1,
+    roundSet: [fp],
+    slots: new Map<string, CallSlot>(),
+    epoch: 0,
+    width: 0,
+    priorWidth: 0,
+    round: undefined,
+    priorSet: undefined,
+    priorStreak: 0,
+    priorMatch: undefined,
+  };
+}
+
+/** The per-call counts of the entry's current round (MON-03), in slot order. */
+function currentCounts(entry: ToolEntry): [string, number][] {
+  const counts: [string, number][] = [];
+  for (const [fingerprint, slot] of entry.slots) {
+    if (slot.epoch === entry.epoch) counts.push([fingerprint, slot.count]);
+  }
+  return counts;
+}
+
+/** Start a new round of `entry`: the current counts become the baseline (MON-23). */
+function startRound(entry: ToolEntry): void {
+  entry.priorSet = entry.roundSet;
+  entry.priorStreak = entry.streak;
+  entry.priorMatch = undefined;
+  entry.epoch += 1;
+  entry.priorWidth = entry.width;
+  entry.width = 0;
+  // Slots not used in the previous round are stale; drop them once they are
+  // the majority, so the map stays within about twice one round's width and
+  // each slot is deleted at most once (amortised O(1) per record).
+  if (entry.slots.size > 2 * entry.priorWidth + 16) {
+    const keep = entry.epoch - 1;
+    for (const [fingerprint, slot] of entry.slots) {
+      if (slot.epoch !== keep) entry.slots.delete(fingerprint);
+    }
+  }
+}
+
+interface TextStreak {
+  fingerprint: string;
+  streak: number;
+}
+
+interface DeclaredRound {
+  round: number;
+  sets: Map<string, readonly string[]>;
+  /** Per tool, each declared fingerprint mapped to itself (membership + one shared string instance). */
+  members: Map<string, Map<string, string>>;
+}
+
+function sameList(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let index = 0; index < a.length; index += 1) {
+    if (a[index] !== b[index]) return false;
+  }
+  return true;
+}
+
+/** A valid `{fingerprint: string, streak: finite number}` record, or undefined. */
+function streakRecord(value: unknown): TextStreak | undefined {
+  if (!isPlainObject(value)) return undefined;
+  const fingerprint = ownMember(value, 'fingerprint');
+  const streak = ownMember(value, 'streak');
+  if (typeof fingerprint !== 'string' || !isFiniteNumber(streak)) return undefined;
+  return { fingerprint, streak };
+}
+
+/**
+ * Pure state machine over the recorded transcript (§9): feed it tool calls and
+ * assistant texts, get verdicts back. State round-trips through
+ * {@link DoomLoopMonitor.getState} / {@link DoomLoopMonitor.restore} (§10).
+ */
+export class DoomLoopMonitor {
+  private readonly config: ResolvedDoomLoopConfig;
+  private tools = new Map<string, ToolEntry>();
+  private text: TextStreak | undefined = undefined;
+  private escalationsUsed = 0;
+  private declaredRound: DeclaredRound | undefined = undefined;
+
+  constructor(config: ResolvedDoomLoopConfig, initialState?: unknown) {
+    this.config = config;
+    if (initialState !== undefined) this.restore(initialState); // MON-06
+  }
+
+  /**
+   * Declare the complete set of calls a round will make, before any of them
+   * is recorded (§9.3). Unhashable key material is left out with a warning.
+   */
+  async declareRound(
+    round: number,
+    calls: readonly { toolName: string; keyMaterial: unknown }[],
+  ): Promise<void> {
+    const grouped = new Map<string, Map<string, string>>();
+    calls.forEach((call, index) => {
+      let fingerprint: string;
+      try {
+        fingerprint = toolCallFingerprint(call.toolName, call.keyMaterial); // MON-08
+      } catch (error) {
+        const detail = error instanceof Error ? error.message : String(error);
+        warn(`[doom-loop] declared call ${index} ("${call.toolName}") left out of round ${round}: ${detail}`);
+        return;
+      }
+      let members = grouped.get(call.toolName);
+      if (members === undefined) {
+        members = new Map<string, string>();
+        grouped.set(call.toolName, members);
+      }
+      if (!members.has(fingerprint)) members.set(fingerprint, fingerprint);
+    });
+    const sets = new Map<string, readonly string[]>();
+    for (const [toolName, members] of grouped) {
+      sets.set(toolName, [...members.keys()].sort(compareCodeUnits)); // MON-09
+    }
+    this.declaredRound = { round, sets, members: grouped }; // MON-10
+  }
+
+  /** True when the escalate rung can still fire (MON-52). */
+  canEscalate(): boolean {
+    const escalation = this.config.escalation;
+    return escalation !== null && this.escalationsUsed < escalation.maxEscalations;
+  }
+
+  /** Consume one escalation, unconditionally (MON-54). */
+  consumeEscalation(): void {
+    this.escalationsUsed += 1;
+  }
+
+  /** A fresh plain-JSON snapshot of the persisted state (§10.1). */
+  getState(): DoomLoopSerializedState {
+    const tools: Record<string, DoomLoopStreak> = {};
+    for (const [name, entry] of this.tools) {
+      const streak: DoomLoopStreak = { fingerprint: entry.fingerprint, streak: entry.streak };
+      if (entry.roundSet.length > 1) streak.roundFingerprints = [...entry.roundSet];
+      const current = currentCounts(entry);
+      if (!callStreaksImplied(entry, current)) {
+        const counts: Record<string, number> = {};
+        for (const [fingerprint, count] of current) defineMember(counts, fingerprint, count);
+        streak.callStreaks = counts;
+      }
+      defineMember(tools, name, streak);
+    }
+    const state: DoomLoopSerializedState = { tools };
+    if (this.text !== undefined) {
+      state.text = { fingerprint: this.text.fingerprint, streak: this.text.streak };
+    }
+    if (this.escalationsUsed > 0) state.escalationsUsed = this.escalationsUsed;
+    return state;
+  }
+
+  /**
+   * Restore persisted state (§10.2). Fail-open: a value that is not an object
+   * is ignored with a warning; invalid members are skipped. Engine-owned
+   * fields (`stopVerdict`, `pendingSteer`) are ignored.
+   */
+  restore(state: unknown): void {
+    if (!isPlainObject(state)) {
+      warn('[doom-loop] ignoring persisted detector state that is not an object');
+      return;
+    }
+    const tools = new Map<string, ToolEntry>();
+    for (const [name, value] of jsEntries(ownMember(state, 'tools'))) {
+      const record = streakRecord(value);
+      if (record === undefined) continue;
+      tools.set(name, restoredEntry(value as Record<string, unknown>, record));
+    }
+    const text = streakRecord(ownMember(state, 'text'));
+    const used = ownMember(state, 'escalationsUsed');
+    this.tools = tools;
+    this.text = text;
+    this.escalationsUsed = isFiniteNumber(used) && used >= 0 ? Math.floor(used) : 0;
+  }
+
+  /**
+   * Record one tool call and return its streak record plus any verdict (§9.4).
+   * Rejects (without touching state) when the key material cannot be
+   * canonicalized.
+   */
+  async recordToolCall(
+    toolName: string,
+    keyMaterial: unknown,
+    round: number,
+    options?: {
+      allowBlock?: boolean;
+      detector?: Extract<DoomLoopDetectorKind, 'tool-fingerprint' | 'server-tool-fingerprint'>;
+    },
+  ): Promise<DoomLoopCallRecord> {
+    const allowBlock = options?.allowBlock ?? true;
+    const detector = options?.detector ?? 'tool-fingerprint';
+    let fp = toolCallFingerprint(toolName, keyMaterial); // MON-15
+    const prev = this.tools.get(toolName); // MON-16
+    const sameRound = prev !== undefined && prev.round !== undefined && prev.round === round; // MON-17
+
+    let declared: readonly string[] | undefined; // MON-18
+    let member = false; // MON-19
+    const declaration = this.declaredRound;
+    if (declaration !== undefined && declaration.round === round) {
+      declared = declaration.sets.get(toolName);
+      const shared = declaration.members.get(toolName)?.get(fp);
+      if (shared !== undefined) {
+        member = true;
+        // Equal string, but the declaration's instance: what the entry keeps then
+        // stays one allocation per declared call rather than one per record.
+        fp = shared;
+      }
+    }
+
+    // MON-21 … MON-24: the baseline is fixed by the round's first record.
+    let entry: ToolEntry;
+    if (prev === undefined) {
+      entry = newEntry(fp); // no baseline (MON-24)
+      entry.epoch = 1;
+    } else {
+      entry = prev;
+      if (!sameRound) startRound(entry); // MON-23
+    }
+    const epoch = entry.epoch;
+    let slot = entry.slots.get(fp);
+    const duplicateInRound = sameRound && slot !== undefined && slot.epoch === epoch; // MON-20
+    let priorCount = 0; // priorCalls[fp], own keys only (MON-26)
+    if (slot !== undefined) {
+      if (slot.epoch === epoch - 1) priorCount = slot.count;
+      else if (slot.epoch === epoch && slot.prevEpoch === epoch - 1) priorCount = slot.prevCount;
+    }
+
+    const single = [fp];
+    const score = (set: readonly string[]): number => {
+      // MON-25, with the multi-member comparison made once per round (MON-56).
+      const prior = entry.priorSet;
+      if (prior === undefined) return 1;
+      if (set.length === 1) return prior.length === 1 && prior[0] === set[0] ? entry.priorStreak + 1 : 1;
+      let match = entry.priorMatch;
+      if (match === undefined || match.set !== set) {
+        match = { set, equal: sameList(prior, set) };
+        entry.priorMatch = match;
+      }
+      return match.equal ? entry.priorStreak + 1 : 1;
+    };
+
+    const callStreak = priorCount + 1; // MON-26
+    const callSet = member && declared !== undefined ? declared : single; // MON-27
+    const roundStreak = score(callSet);
+    const roundSet = declared ?? single; // MON-28
+
+    // MON-29 … MON-33: the new entry (updated in place).
+    entry.fingerprint = declared !== undefined && !member && prev !== undefined ? prev.fingerprint : fp;
+    entry.round = round;
+    entry.roundSet = roundSet;
+    entry.streak = score(roundSet);
+    if (slot === undefined) {
+      slot = { epoch, count: callStreak, prevEpoch: -1, prevCount: 0 };
+      entry.slots.set(fp, slot);
+      entry.width += 1;
+    } else if (slot.epoch !== epoch) {
+      slot.prevEpoch = slot.epoch;
+      slot.prevCount = slot.count;
+      slot.epoch = epoch;
+      slot.count = callStreak;
+      entry.width += 1;
+    } else {
+      slot.count = callStreak;
+    }
+    if (prev === undefined) this.tools.set(toolName, entry);
+
+    const streak = Math.max(roundStreak, callStreak); // MON-34
+    const action = resolveLadderAction(this.config.ladder, streak, {
+      allowBlock,
+      allowEscalate: this.canEscalate(),
+    }); // MON-35
+    const record: DoomLoopCallRecord = { fingerprint: fp, streak, duplicateInRound };
+    if (action !== undefined) {
+      let message: string; // MSG-04
+      if (callStreak > roundStreak || !member) message = repeatedCallMessage(toolName);
+      else if (callSet.length > 1) message = fanOutMessage(toolName, roundStreak, callSet);
+      else message = identicalArgumentsMessage(toolName, roundStreak, fp);
+      record.verdict = { detector, action, streak, fingerprint: fp, toolName, message };
+    }
+    return record;
+  }
+
+  /** Forget the cross-step text streak; tool streaks are kept (MON-51). */
+  resetTextStreak(): void {
+    this.text = undefined;
+  }
+
+  /** Record one step's assistant text; return the stronger text verdict (§9.5). */
+  async recordAssistantText(text: string): Promise<DoomLoopVerdict | undefined> {
+    const options = this.config.text;
+    if (!options.enabled) return undefined; // MON-40
+    const normalised = text.replace(WHITESPACE_RUNS, ' ').trim(); // MON-41
+    if (normalised === '') return undefined; // MON-42
+    const allowEscalate = this.canEscalate();
+    const ladder = this.config.ladder;
+
+    let within: DoomLoopVerdict | undefined;
+    const found = detectTextRepetition(normalised, options); // MON-43
+    if (found !== null) {
+      const action = resolveLadderAction(ladder, found.repeats, { allowBlock: false, allowEscalate });
+      if (action !== undefined) {
+        within = {
+          detector: 'text-repetition',
+          action,
+          streak: found.repeats,
+          fingerprint: keyMaterialFingerprint(found.sample),
+          message: repeatedBlockMessage(found.sample, found.repeats),
+        }; // MON-44
+      }
+    }
+
+    const fingerprint = keyMaterialFingerprint(normalised); // MON-45
+    const previous = this.text;
+    const count = previous !== undefined && previous.fingerprint === fingerprint ? previous.streak + 1 : 1;
+    this.text = { fingerprint, streak: count }; // MON-46
+    let across: DoomLoopVerdict | undefined;
+    const action = resolveLadderAction(ladder, count, { allowBlock: false, allowEscalate });
+    if (action !== undefined) {
+      across = {
+        detector: 'text-streak',
+        action,
+        streak: count,
+        fingerprint,
+        message: repeatedTextMessage(count),
+      }; // MON-47
+    }
+
+    // MON-48: a tie goes to the within-response verdict.
+    if (within === undefined) return across;
+    if (across !== undefined && ACTION_STRENGTH[across.action] > ACTION_STRENGTH[within.action]) return across;
+    return within;
+  }
+}
+
+/** True when the per-call counts say nothing beyond the round (STATE-05). */
+function callStreaksImplied(entry: ToolEntry, counts: readonly [string, number][]): boolean {
+  if (counts.length !== entry.roundSet.length) return false;
+  const members = new Set(entry.roundSet);
+  for (const [fingerprint, count] of counts) {
+    if (!members.has(fingerprint) || count !== entry.streak) return false;
+  }
+  return true;
+}
+
+/** Rebuild one tool entry from a valid persisted record (§10.2). */
+function restoredEntry(value: Record<string, unknown>, record: TextStreak): ToolEntry {
+  const persistedSet = ownMember(value, 'roundFingerprints');
+  const roundSet =
+    Array.isArray(persistedSet) &&
+    persistedSet.length > 1 &&
+    persistedSet.every((member): member is string => typeof member === 'string')
+      ? [...persistedSet].sort(compareCodeUnits)
+      : [record.fingerprint];
+  const streak = Math.min(Math.max(Math.floor(record.streak), 1), MAX_RESTORED_STREAK);
+  const entry = newEntry(record.fingerprint);
+  entry.streak = streak;
+  entry.roundSet = roundSet;
+  const keep = (fingerprint: string, count: number): void => {
+    const slot = entry.slots.get(fingerprint);
+    if (slot === undefined) {
+      entry.slots.set(fingerprint, { epoch: 0, count, prevEpoch: -1, prevCount: 0 });
+      entry.width += 1;
+    } else {
+      slot.count = count; // a duplicated round-set member yields one key (STATE-25)
+    }
+  };
+  for (const [fingerprint, count] of jsEntries(ownMember(value, 'callStreaks'))) {
+    if (isFiniteNumber(count) && count >= 1) keep(fingerprint, Math.floor(count)); // STATE-24
+  }
+  if (entry.width === 0) {
+    for (const member of roundSet) keep(member, streak); // STATE-25
+  }
+  return entry; // no round number, no baseline (STATE-26)
+}

@@ -1,0 +1,439 @@
+/**
+ * Protocol v1 request handling, independent of any transport.
+ *
+ * A {@link Dispatcher} answers one decoded request object at a time with a
+ * response object. It drives a doom-loop module through its PUBLIC API only
+ * (the shape of `doom-loop.d.ts`), so it can be pointed at this port or at the
+ * SDK's own build. The stdin/stdout loop lives in `harness.ts`; the vector
+ * replay test uses this same class, so both take one code path.
+ */
+
+import { decode, encode, setMember, WireError } from './wire.js';
+
+/** The public API of a doom-loop module (this port's, or the SDK's). */
+export type DoomLoopModule = typeof import('./doom-loop.js');
+type Monitor = InstanceType<DoomLoopModule['DoomLoopMonitor']>;
+
+export type Json = null | boolean | number | string | Json[] | { [name: string]: Json };
+
+export interface ErrorBody {
+  code: string;
+  message: string;
+}
+
+export type Response = { id: Json; result: Json } | { id: Json; error: ErrorBody };
+
+export interface Implementation {
+  name: string;
+  language: string;
+  version: string;
+}
+
+export interface DispatcherOptions {
+  implementation: Implementation;
+  features: readonly string[];
+  /** Where warnings not returned as data go (default: stderr). */
+  log?: (line: string) => void;
+}
+
+export const PROTOCOL_VERSION = 1;
+
+/** An operation that ends in an error response. */
+export class OpError extends Error {
+  readonly code: string;
+  constructor(code: string, message: string) {
+    super(message);
+    this.code = code;
+    this.name = 'OpError';
+  }
+}
+
+const hasOwn = (target: object, name: string): boolean =>
+  Object.prototype.hasOwnProperty.call(target, name);
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+type Request = Record<string, unknown>;
+
+/** A decoded input member; absent → undefined, or bad-request when required. */
+function input(request: Request, name: string, required = true): unknown {
+  if (!hasOwn(request, name)) {
+    if (required) throw new OpError('bad-request', `missing member "${name}"`);
+    return undefined;
+  }
+  try {
+    return decode(request[name]);
+  } catch (error) {
+    if (error instanceof WireError) throw new OpError('bad-request', error.message);
+    if (error instanceof RangeError) throw new OpError('bad-request', `member "${name}" is nested too deeply to decode`);
+    throw error;
+  }
+}
+
+function stringInput(request: Request, name: string): string {
+  const value = input(request, name);
+  if (typeof value !== 'string') throw new OpError('bad-request', `member "${name}" must be a string`);
+  return value;
+}
+
+function numberInput(request: Request, name: string): number {
+  const value = input(request, name);
+  if (typeof value !== 'number') throw new OpError('bad-request', `member "${name}" must be a number`);
+  return value;
+}
+
+function booleanInput(request: Request, name: string): boolean {
+  const value = input(request, name);
+  if (typeof value !== 'boolean') throw new OpError('bad-request', `member "${name}" must be a boolean`);
+  return value;
+}
+
+function objectInput(request: Request, name: string): Record<string, unknown> {
+  const value = input(request, name);
+  if (!isObject(value)) throw new OpError('bad-request', `member "${name}" must be an object`);
+  return value;
+}
+
+/** Runs `compute`, turning any error it throws into a `canonicalization` error. */
+async function canonical<T>(compute: () => T | Promise<T>): Promise<T> {
+  try {
+    return await compute();
+  } catch (error) {
+    if (error instanceof OpError) throw error;
+    throw new OpError('canonicalization', describe(error));
+  }
+}
+
+interface CapturedWarning {
+  args: unknown[];
+}
+
+/** Configuration warnings as data (CFG-26): `{code, rung?, shadowedBy?, message}`. */
+function warningAsData(captured: CapturedWarning): Json {
+  const [message, detail] = captured.args;
+  const text = typeof message === 'string' ? message : String(message);
+  if (isObject(detail) && typeof detail.code === 'string') {
+    const result: { [name: string]: Json } = { code: detail.code };
+    if (typeof detail.rung === 'string') result.rung = detail.rung;
+    if (typeof detail.shadowedBy === 'string') result.shadowedBy = detail.shadowedBy;
+    result.message = text;
+    return result;
+  }
+  return { code: 'unclassified', message: captured.args.map((arg) => (typeof arg === 'string' ? arg : String(arg))).join(' ') };
+}
+
+type MonitorOp = (monitor: Monitor, request: Request) => Promise<Json>;
+type FunctionOp = (request: Request) => Promise<Json>;
+
+export class Dispatcher {
+  private readonly mod: DoomLoopModule;
+  private readonly options: DispatcherOptions;
+  private readonly sessions = new Map<string, Monitor>();
+  private nextSession = 1;
+  private readonly monitorOps: ReadonlyMap<string, MonitorOp>;
+  private readonly functionOps: ReadonlyMap<string, FunctionOp>;
+
+  constructor(mod: DoomLoopModule, options: DispatcherOptions) {
+    this.mod = mod;
+    this.options = options;
+    this.monitorOps = new Map<string, MonitorOp>([
+      ['declareRound', (monitor, request) => this.declareRound(monitor, request)],
+      ['recordToolCall', (monitor, request) => this.recordToolCall(monitor, request)],
+      ['recordAssistantText', async (monitor, request) => {
+        const verdict = await monitor.recordAssistantText(stringInput(request, 'text'));
+        return verdict === undefined ? null : encode(verdict, { plain: true });
+      }],
+      ['resetTextStreak', async (monitor) => {
+        monitor.resetTextStreak();
+        return null;
+      }],
+      ['canEscalate', async (monitor) => monitor.canEscalate()],
+      ['consumeEscalation', async (monitor) => {
+        monitor.consumeEscalation();
+        return null;
+      }],
+      ['getState', async (monitor) => encode(monitor.getState(), { plain: true })],
+      ['restore', async (monitor, request) => {
+        monitor.restore(input(request, 'state'));
+        return null;
+      }],
+    ]);
+    this.functionOps = new Map<string, FunctionOp>([
+      ['resolveOption', (request) => this.resolveOption(request)],
+      ['resolveLoopKey', async (request) => {
+        const args = objectInput(request, 'args');
+        const loopKey = input(request, 'loopKey', false);
+        return encode(this.mod.resolveLoopKeyMaterial(loopKey, args));
+      }],
+      ['canonicalize', async (request) => {
+        const value = input(request, 'value');
+        return canonical(() => this.mod.canonicalizeKeyMaterial(value));
+      }],
+      ['fingerprintKeyMaterial', async (request) => {
+        const keyMaterial = input(request, 'keyMaterial');
+        return canonical(() => this.mod.fingerprintKeyMaterial(keyMaterial));
+      }],
+      ['fingerprintToolCall', async (request) => {
+        const toolName = stringInput(request, 'toolName');
+        const keyMaterial = input(request, 'keyMaterial');
+        return canonical(() => this.mod.fingerprintToolCall(toolName, keyMaterial));
+      }],
+      ['detectTextRepetition', async (request) => {
+        const text = stringInput(request, 'text');
+        const options = input(request, 'options', false);
+        const found = this.mod.detectTextRepetition(text, isObject(options) ? options : undefined);
+        return found === null ? null : encode(found, { plain: true });
+      }],
+      ['resolveLadderAction', (request) => this.resolveLadderAction(request)],
+    ]);
+  }
+
+  /** Answer one request (already parsed from JSON). Never throws. */
+  async handle(raw: unknown): Promise<Response> {
+    const given = isObject(raw) && hasOwn(raw, 'id') ? raw.id : undefined;
+    const id: Json = typeof given === 'number' && Number.isSafeInteger(given) ? given : null;
+    try {
+      if (!isObject(raw)) throw new OpError('bad-request', 'a request must be a JSON object');
+      if (id === null) throw new OpError('bad-request', 'member "id" must be an integer');
+      const result = await this.dispatch(raw);
+      return { id, result };
+    } catch (error) {
+      if (error instanceof OpError) return { id, error: { code: error.code, message: error.message } };
+      return { id, error: { code: 'internal', message: `internal error: ${describe(error)}` } };
+    }
+  }
+
+  private async dispatch(request: Request): Promise<Json> {
+    const op = request.op;
+    if (typeof op !== 'string') throw new OpError('bad-request', 'member "op" must be a string');
+    if (op === 'hello') return this.hello(request);
+    if (op === 'create') return this.create(request);
+    if (op === 'close') {
+      const name = this.sessionName(request);
+      this.sessions.delete(name);
+      return null;
+    }
+    const monitorOp = this.monitorOps.get(op);
+    if (monitorOp !== undefined) {
+      const monitor = this.sessions.get(this.sessionName(request));
+      if (monitor === undefined) throw new OpError('unknown-session', `no session "${String(request.session)}"`);
+      return this.withWarnings(() => monitorOp(monitor, request));
+    }
+    const functionOp = this.functionOps.get(op);
+    if (functionOp !== undefined) return this.withWarnings(() => functionOp(request));
+    throw new OpError('unknown-op', `unknown operation "${op}"`);
+  }
+
+  private hello(request: Request): Json {
+    const protocol = request.protocol;
+    if (protocol !== PROTOCOL_VERSION) {
+      throw new OpError(
+        'unsupported-protocol',
+        `this harness speaks protocol ${PROTOCOL_VERSION}, not ${JSON.stringify(protocol) ?? 'undefined'}`,
+      );
+    }
+    const { name, language, version } = this.options.implementation;
+    return {
+      protocol: PROTOCOL_VERSION,
+      implementation: { name, language, version },
+      features: [...this.options.features],
+    };
+  }
+
+  private sessionName(request: Request): string {
+    const session = request.session;
+    if (typeof session !== 'string') throw new OpError('bad-request', 'member "session" must be a string');
+    if (!this.sessions.has(session)) throw new OpError('unknown-session', `no session "${session}"`);
+    return session;
+  }
+
+  private async create(request: Request): Promise<Json> {
+    const option = input(request, 'option');
+    const hasState = hasOwn(request, 'state');
+    const state = input(request, 'state', false);
+    const monitor = await this.withWarnings(() => {
+      const config = this.mod.resolveDoomLoopOption(option as Parameters<DoomLoopModule['resolveDoomLoopOption']>[0]);
+      if (config === null) throw new OpError('bad-request', 'the option turns detection off: there is no monitor');
+      return hasState ? new this.mod.DoomLoopMonitor(config, state) : new this.mod.DoomLoopMonitor(config);
+    });
+    const name = `s${this.nextSession}`;
+    this.nextSession += 1;
+    this.sessions.set(name, monitor);
+    return { session: name };
+  }
+
+  /** Run `body` with console.warn captured; forward what it says unless `keep`. */
+  private async withWarnings<T>(body: () => T | Promise<T>, keep?: CapturedWarning[]): Promise<T> {
+    const original = console.warn;
+    const sink: CapturedWarning[] = keep ?? [];
+    console.warn = (...args: unknown[]): void => {
+      sink.push({ args });
+    };
+    try {
+      return await body();
+    } finally {
+      console.warn = original;
+      if (keep === undefined) this.forward(sink);
+    }
+  }
+
+  private forward(warnings: readonly CapturedWarning[]): void {
+    const log = this.options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+    for (const warning of warnings) {
+      log(`warn: ${warning.args.map((arg) => (typeof arg === 'string' ? arg : safeJson(arg))).join(' ')}`);
+    }
+  }
+
+  private async resolveOption(request: Request): Promise<Json> {
+    const option = input(request, 'option', false);
+    const warnings: CapturedWarning[] = [];
+    const config = await this.withWarnings(
+      () => this.mod.resolveDoomLoopOption(option as Parameters<DoomLoopModule['resolveDoomLoopOption']>[0]),
+      warnings,
+    );
+    return {
+      config: config === null ? null : encode(config),
+      warnings: warnings.map(warningAsData),
+    };
+  }
+
+  private async declareRound(monitor: Monitor, request: Request): Promise<Json> {
+    const calls = input(request, 'calls');
+    if (!Array.isArray(calls)) throw new OpError('bad-request', 'member "calls" must be an array');
+    const parsed: { toolName: string; keyMaterial: unknown }[] = [];
+    for (const call of calls as unknown[]) {
+      if (!isObject(call) || typeof call.toolName !== 'string' || !hasOwn(call, 'toolName')) {
+        throw new OpError('bad-request', 'each call needs a string toolName');
+      }
+      parsed.push({ toolName: call.toolName, keyMaterial: hasOwn(call, 'keyMaterial') ? call.keyMaterial : undefined });
+    }
+    const round = numberInput(request, 'round');
+    await monitor.declareRound(round, parsed);
+    return null;
+  }
+
+  private async recordToolCall(monitor: Monitor, request: Request): Promise<Json> {
+    const given = input(request, 'options', false);
+    const options: { allowBlock?: boolean; detector?: 'tool-fingerprint' | 'server-tool-fingerprint' } = {};
+    if (isObject(given)) {
+      const allowBlock = hasOwn(given, 'allowBlock') ? given.allowBlock : undefined;
+      const detector = hasOwn(given, 'detector') ? given.detector : undefined;
+      if (allowBlock !== undefined) {
+        if (typeof allowBlock !== 'boolean') throw new OpError('bad-request', 'options.allowBlock must be a boolean');
+        options.allowBlock = allowBlock;
+      }
+      if (detector !== undefined) {
+        if (detector !== 'tool-fingerprint' && detector !== 'server-tool-fingerprint') {
+          throw new OpError('bad-request', 'options.detector must be tool-fingerprint or server-tool-fingerprint');
+        }
+        options.detector = detector;
+      }
+    }
+    const toolName = stringInput(request, 'toolName');
+    const keyMaterial = input(request, 'keyMaterial');
+    const round = numberInput(request, 'round');
+    const record = await canonical(() =>
+      isObject(given)
+        ? monitor.recordToolCall(toolName, keyMaterial, round, options)
+        : monitor.recordToolCall(toolName, keyMaterial, round),
+    );
+    return encode(record, { plain: true });
+  }
+
+  private async resolveLadderAction(request: Request): Promise<Json> {
+    const given = objectInput(request, 'ladder');
+    const ladder = { observe: 0, steer: 0, escalate: 0, block: 0, stop: 0 } as Record<string, number | false>;
+    for (const rung of ['observe', 'steer', 'escalate', 'block', 'stop']) {
+      const value = hasOwn(given, rung) ? given[rung] : undefined;
+      if (value !== false && (typeof value !== 'number' || !Number.isInteger(value))) {
+        throw new OpError('bad-request', `ladder.${rung} must be an integer or false`);
+      }
+      ladder[rung] = value;
+    }
+    const streak = numberInput(request, 'streak');
+    const allowBlock = booleanInput(request, 'allowBlock');
+    const allowEscalate = input(request, 'allowEscalate', false);
+    const resolved = ladder as unknown as Parameters<DoomLoopModule['resolveLadderAction']>[0];
+    const action =
+      allowEscalate === undefined
+        ? this.mod.resolveLadderAction(resolved, streak, { allowBlock })
+        : this.mod.resolveLadderAction(resolved, streak, { allowBlock, allowEscalate: Boolean(allowEscalate) });
+    return action ?? null;
+  }
+}
+
+function safeJson(value: unknown): string {
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    return String(value);
+  }
+}
+
+/**
+ * The part of a result a port must reproduce (generators/oracle.py
+ * `normative`): configuration warnings lose their message, a loop-key
+ * fallback warning becomes `true`.
+ */
+export function normative(op: string, result: Json): Json {
+  if (op === 'resolveOption' && isObject(result) && Array.isArray(result.warnings)) {
+    const copy: { [name: string]: Json } = {};
+    for (const name of Object.keys(result)) setMember(copy, name, (result as { [name: string]: Json })[name] as Json);
+    copy.warnings = (result.warnings as Json[]).map((warning) => {
+      if (!isObject(warning)) return warning;
+      const stripped: { [name: string]: Json } = {};
+      for (const name of Object.keys(warning)) {
+        if (name !== 'message') setMember(stripped, name, warning[name] as Json);
+      }
+      return stripped;
+    });
+    return copy;
+  }
+  if (op === 'resolveLoopKey' && isObject(result) && hasOwn(result, 'warning')) {
+    const copy: { [name: string]: Json } = {};
+    for (const name of Object.keys(result)) setMember(copy, name, (result as { [name: string]: Json })[name] as Json);
+    copy.warning = typeof result.warning === 'string' && result.warning !== '';
+    return copy;
+  }
+  return result;
+}
+
+/**
+ * Compare two JSON values per the design notes: numbers as doubles, objects
+ * by member set, arrays in order, strings exactly. Returns the JSON path of
+ * the first difference, or undefined when equal.
+ */
+export function firstDifference(actual: unknown, expected: unknown, path = '$'): string | undefined {
+  if (typeof expected === 'number' || typeof actual === 'number') {
+    return typeof actual === 'number' && typeof expected === 'number' && (actual === expected || (Number.isNaN(actual) && Number.isNaN(expected)))
+      ? undefined
+      : path;
+  }
+  if (Array.isArray(expected) || Array.isArray(actual)) {
+    if (!Array.isArray(expected) || !Array.isArray(actual)) return path;
+    if (expected.length !== actual.length) return `${path}.length`;
+    for (let index = 0; index < expected.length; index += 1) {
+      const difference = firstDifference(actual[index], expected[index], `${path}[${index}]`);
+      if (difference !== undefined) return difference;
+    }
+    return undefined;
+  }
+  if (isObject(expected) || isObject(actual)) {
+    if (!isObject(expected) || !isObject(actual)) return path;
+    const names = new Set([...Object.keys(expected), ...Object.keys(actual)]);
+    for (const name of [...names].sort()) {
+      const childPath = /^[A-Za-z_$][A-Za-z0-9_$]*$/.test(name) ? `${path}.${name}` : `${path}[${JSON.stringify(name)}]`;
+      if (!hasOwn(expected, name) || !hasOwn(actual, name)) return childPath;
+      const difference = firstDifference(actual[name], expected[name], childPath);
+      if (difference !== undefined) return difference;
+    }
+    return undefined;
+  }
+  return actual === expected ? undefined : path;
+}

@@ -1,0 +1,83 @@
+/**
+ * The harness as a process (protocol v1): handshake, pipelined requests
+ * answered in order, structured errors for bad input, nothing but JSON lines
+ * on stdout, exit status 0 when stdin closes.
+ */
+
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { resolve } from 'node:path';
+import { describe, it } from 'node:test';
+
+import { PACKAGE_ROOT } from './support.js';
+
+const HARNESS = resolve(PACKAGE_ROOT, 'dist', 'harness.js');
+
+function converse(lines: string[], args: string[] = []): Promise<{ out: unknown[]; code: number | null }> {
+  return new Promise((done, fail) => {
+    const child = spawn(process.execPath, [HARNESS, ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    child.stdout.setEncoding('utf8');
+    child.stdout.on('data', (chunk: string) => {
+      stdout += chunk;
+    });
+    child.on('error', fail);
+    child.on('close', (code) => {
+      try {
+        const out = stdout.split('\n').filter((line) => line !== '').map((line) => JSON.parse(line) as unknown);
+        done({ out, code });
+      } catch (error) {
+        fail(error instanceof Error ? error : new Error(String(error)));
+      }
+    });
+    child.stdin.end(lines.map((line) => `${line}\n`).join(''));
+  });
+}
+
+describe('harness process', () => {
+  it('speaks protocol 1 and answers pipelined requests in order', async () => {
+    const { out, code } = await converse([
+      '{"id":0,"op":"hello","protocol":1}',
+      '{"id":1,"op":"create","option":true}',
+      '{"id":2,"op":"recordToolCall","session":"s1","toolName":"read","keyMaterial":{"p":1},"round":0}',
+      '{"id":3,"op":"recordToolCall","session":"s1","toolName":"read","keyMaterial":{"p":1},"round":1}',
+      '{"id":4,"op":"close","session":"s1"}',
+      '{"id":5,"op":"canonicalize","value":{"$js":"bigint","value":"1"}}',
+      '{"id":6,"op":"canonicalize","value":"\\ud800"}',
+      'not json',
+      '{"id":7,"op":"noSuchOp"}',
+      '{"id":8,"op":"getState","session":"s1"}',
+      '{"id":9,"op":"hello","protocol":2}',
+    ]);
+    assert.equal(code, 0);
+    const ids = out.map((response) => (response as { id: unknown }).id);
+    assert.deepEqual(ids, [0, 1, 2, 3, 4, 5, 6, null, 7, 8, 9]);
+    const [hello, , first, second, closed, bigint, lone, notJson, unknownOp, unknownSession, badVersion] = out as Record<string, unknown>[];
+    const result = hello?.result as { protocol: number; implementation: { name: string; language: string; version: string }; features: string[] };
+    assert.equal(result.protocol, 1);
+    assert.equal(result.implementation.name, 'doomloop-kit-typescript-port');
+    assert.equal(result.implementation.language, 'typescript');
+    assert.ok(result.features.includes('json-own-members'));
+    assert.equal((first?.result as { streak: number }).streak, 1);
+    assert.equal(((second?.result as { verdict: { action: string } }).verdict).action, 'observe');
+    assert.equal(closed?.result, null);
+    assert.equal((bigint?.error as { code: string }).code, 'canonicalization');
+    assert.equal(lone?.result, '"\\ud800"');
+    assert.equal((notJson?.error as { code: string }).code, 'bad-request');
+    assert.equal((unknownOp?.error as { code: string }).code, 'unknown-op');
+    assert.equal((unknownSession?.error as { code: string }).code, 'unknown-session');
+    assert.equal((badVersion?.error as { code: string }).code, 'unsupported-protocol');
+  });
+
+  it('can drop a feature from the handshake (for the SDK build)', async () => {
+    const { out } = await converse(['{"id":0,"op":"hello","protocol":1}'], ['--without-feature', 'json-own-members']);
+    const features = ((out[0] as { result: { features: string[] } }).result).features;
+    assert.ok(!features.includes('json-own-members'));
+    assert.ok(features.includes('undefined'));
+  });
+
+  it('loads the module named by --module', async () => {
+    const { out } = await converse(['{"id":0,"op":"fingerprintKeyMaterial","keyMaterial":"I am stuck."}'], ['--module', resolve(PACKAGE_ROOT, 'dist', 'doom-loop.js')]);
+    assert.equal((out[0] as { result: string }).result, '37c38ab53f4c3570d8baf87392cb035ef8b2ad98ca1c1e083ea84184173911aa');
+  });
+});

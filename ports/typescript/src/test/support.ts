@@ -1,0 +1,117 @@
+/** Shared helpers of the node:test files (compiled to dist/test/). */
+
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+import * as port from '../doom-loop.js';
+import { Dispatcher, firstDifference, normative, type Json, type Response } from '../protocol.js';
+import { FEATURES } from '../wire.js';
+
+const here = dirname(fileURLToPath(import.meta.url));
+
+/** ports/typescript/ (tests run from dist/test/). */
+export const PACKAGE_ROOT = resolve(here, '..', '..');
+/** The repository root (ports/typescript/../..). */
+export const REPO_ROOT = process.env.DOOMLOOP_REPO_ROOT ?? resolve(PACKAGE_ROOT, '..', '..');
+
+export function readJson(path: string): unknown {
+  return JSON.parse(readFileSync(path, 'utf8')) as unknown;
+}
+
+export function firstExisting(paths: readonly string[]): string | undefined {
+  return paths.find((path) => existsSync(path));
+}
+
+/** A dispatcher over this port, exactly as the harness builds it, with warnings muted. */
+export function portDispatcher(): Dispatcher {
+  return new Dispatcher(port, {
+    implementation: { name: 'doomloop-kit-typescript-port', language: 'typescript', version: 'test' },
+    features: FEATURES,
+    log: () => {},
+  });
+}
+
+export interface Step {
+  op: string;
+  expect?: { result?: Json; error?: string };
+  [input: string]: unknown;
+}
+
+export interface Vector {
+  id: string;
+  features?: string[];
+  option?: Json;
+  initialState?: Json;
+  steps: Step[];
+}
+
+let requestId = 0;
+
+async function call(dispatcher: Dispatcher, request: Record<string, unknown>): Promise<Response> {
+  requestId += 1;
+  return dispatcher.handle({ id: requestId, ...request });
+}
+
+function failure(response: Response, what: string): Error {
+  return new Error(`${what} failed: ${JSON.stringify(response)}`);
+}
+
+/**
+ * Replay one vector the way the runner does (design notes "Vector files" and
+ * "Sessions"): a session is created from `option` (+ `initialState`) before
+ * step 0 when the vector has an option; `resume` is getState + create + close.
+ * Returns a list of mismatch descriptions (empty = pass).
+ */
+export async function replay(dispatcher: Dispatcher, vector: Vector): Promise<string[]> {
+  const problems: string[] = [];
+  let session: string | undefined;
+  const hasOption = Object.prototype.hasOwnProperty.call(vector, 'option');
+  const create = async (state: Json | undefined): Promise<string> => {
+    const request: Record<string, unknown> = { op: 'create', option: vector.option };
+    if (state !== undefined) request.state = state;
+    const response = await call(dispatcher, request);
+    if (!('result' in response)) throw failure(response, 'create');
+    return (response.result as { session: string }).session;
+  };
+  if (hasOption) {
+    session = await create(Object.prototype.hasOwnProperty.call(vector, 'initialState') ? vector.initialState : undefined);
+  }
+  for (const [index, step] of vector.steps.entries()) {
+    let response: Response;
+    if (step.op === 'resume') {
+      if (session === undefined) throw new Error(`${vector.id}: resume without a session`);
+      const saved = await call(dispatcher, { op: 'getState', session });
+      if (!('result' in saved)) throw failure(saved, 'getState');
+      const blob = JSON.parse(JSON.stringify(saved.result)) as Json;
+      const next = await create(blob);
+      await call(dispatcher, { op: 'close', session });
+      session = next;
+      response = { id: saved.id, result: saved.result };
+    } else {
+      const request: Record<string, unknown> = {};
+      for (const name of Object.keys(step)) {
+        if (name !== 'expect') Object.defineProperty(request, name, { value: step[name], enumerable: true, writable: true, configurable: true });
+      }
+      if (session !== undefined) request.session = session;
+      response = await call(dispatcher, request);
+    }
+    const expect = step.expect ?? {};
+    const where = `${vector.id} step ${index} (${step.op})`;
+    if (expect.error !== undefined) {
+      if (!('error' in response)) problems.push(`${where}: expected error ${expect.error}, got result ${JSON.stringify(response.result)}`);
+      else if (response.error.code !== expect.error) problems.push(`${where}: expected error ${expect.error}, got ${response.error.code}: ${response.error.message}`);
+    } else if ('result' in expect) {
+      if (!('result' in response)) {
+        problems.push(`${where}: expected a result, got error ${response.error.code}: ${response.error.message}`);
+      } else {
+        const actual = normative(step.op, response.result);
+        const difference = firstDifference(actual, expect.result);
+        if (difference !== undefined) {
+          problems.push(`${where}: differs at ${difference}: expected ${JSON.stringify(expect.result)}, got ${JSON.stringify(actual)}`);
+        }
+      }
+    }
+  }
+  return problems;
+}

@@ -1,0 +1,209 @@
+/**
+ * The tagged-JSON encoding of JS-only values used by vector files and the
+ * harness protocol (design notes "Value encoding"; reference/wire.py).
+ *
+ * `decode` turns tagged JSON (as `JSON.parse` returns it) into real JS values;
+ * `encode` turns JS values back into tagged JSON. Objects are always built
+ * with own members (`Object.defineProperty`), so a member named `__proto__`
+ * stays an ordinary member in both directions.
+ */
+
+export const TAG = '$js';
+
+/** The controlled feature vocabulary (reference/wire.py FEATURES). */
+export const FEATURES: readonly string[] = [
+  'undefined',
+  'non-finite-numbers',
+  'negative-zero',
+  'bigint',
+  'function-values',
+  'loop-key-functions',
+  'circular-references',
+  'deep-nesting',
+  'lone-surrogates',
+  'large-integers',
+  'json-own-members',
+];
+
+/** A tagged value that does not follow the encoding. */
+export class WireError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'WireError';
+  }
+}
+
+type Json = null | boolean | number | string | Json[] | { [name: string]: Json };
+
+const hasOwn = (target: object, name: string): boolean =>
+  Object.prototype.hasOwnProperty.call(target, name);
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+export function setMember(target: Record<string, unknown>, name: string, value: unknown): void {
+  Object.defineProperty(target, name, { value, enumerable: true, writable: true, configurable: true });
+}
+
+/** Functions built by `decode`, mapped to the tagged form they came from. */
+const functionTags = new WeakMap<object, Json>();
+
+const NUMBERS: Readonly<Record<string, number>> = {
+  NaN: Number.NaN,
+  Infinity: Number.POSITIVE_INFINITY,
+  '-Infinity': Number.NEGATIVE_INFINITY,
+  '-0': -0,
+};
+
+/** Tagged JSON → JS values. Throws {@link WireError}. */
+export function decode(value: unknown): unknown {
+  return decodeValue(value, []);
+}
+
+function decodeValue(value: unknown, stack: object[]): unknown {
+  if (Array.isArray(value)) {
+    const items: unknown[] = [];
+    stack.push(items);
+    for (const item of value as unknown[]) items.push(decodeValue(item, stack));
+    stack.pop();
+    return items;
+  }
+  if (!isObject(value)) return value;
+  if (!hasOwn(value, TAG)) return decodeMembers(value, stack);
+  return decodeTag(value, stack);
+}
+
+function decodeMembers(value: Record<string, unknown>, stack: object[]): Record<string, unknown> {
+  const members: Record<string, unknown> = {};
+  stack.push(members);
+  for (const name of Object.keys(value)) setMember(members, name, decodeValue(value[name], stack));
+  stack.pop();
+  return members;
+}
+
+function member(value: Record<string, unknown>, name: string): unknown {
+  return hasOwn(value, name) ? value[name] : undefined;
+}
+
+function decodeTag(value: Record<string, unknown>, stack: object[]): unknown {
+  const kind = value[TAG];
+  const inner = member(value, 'value');
+  switch (kind) {
+    case 'undefined':
+      return undefined;
+    case 'number':
+      if (typeof inner === 'string' && hasOwn(NUMBERS, inner)) return NUMBERS[inner];
+      break;
+    case 'bigint':
+      if (typeof inner === 'string' && /^-?[0-9]+$/.test(inner)) return BigInt(inner);
+      throw new WireError(`bad bigint ${JSON.stringify(inner)}`);
+    case 'symbol':
+      return Symbol('wire');
+    case 'function': {
+      if (hasOwn(value, 'returns')) {
+        const returns = decodeValue(value.returns, stack);
+        const fn = (): unknown => returns;
+        functionTags.set(fn, value as Json); // round-trips exactly as received
+        return fn;
+      }
+      const throws = member(value, 'throws');
+      if (typeof throws === 'string') {
+        const fn = (): unknown => {
+          throw new Error(throws);
+        };
+        functionTags.set(fn, { [TAG]: 'function', throws });
+        return fn;
+      }
+      return function wireFunction(): void {};
+    }
+    case 'ref': {
+      const up = member(value, 'up');
+      if (typeof up !== 'number' || !Number.isInteger(up) || up < 1 || up > stack.length) {
+        throw new WireError(`ref up=${JSON.stringify(up)} names no enclosing container`);
+      }
+      return stack[stack.length - up];
+    }
+    case 'nest': {
+      const depth = member(value, 'depth');
+      if (typeof depth !== 'number' || !Number.isInteger(depth) || depth < 0) {
+        throw new WireError(`nest depth=${JSON.stringify(depth)} is not a non-negative integer`);
+      }
+      let result = decodeValue(inner, stack);
+      for (let level = 0; level < depth; level += 1) result = [result];
+      return result;
+    }
+    case 'object':
+      if (isObject(inner)) return decodeMembers(inner, stack);
+      break;
+    default:
+      break;
+  }
+  throw new WireError(`unknown or malformed tagged value ${safeText(value)}`);
+}
+
+function safeText(value: unknown): string {
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    return String(value);
+  }
+}
+
+export interface EncodeOptions {
+  /**
+   * Plain-JSON mode for monitor results: `-0` is written `0` and members
+   * holding `undefined` are left out, as `JSON.stringify` would.
+   */
+  plain?: boolean;
+}
+
+/** JS values → tagged JSON (cycles become `ref`). */
+export function encode(value: unknown, options: EncodeOptions = {}): Json {
+  return encodeValue(value, [], options.plain === true);
+}
+
+function encodeValue(value: unknown, stack: object[], plain: boolean): Json {
+  switch (typeof value) {
+    case 'undefined':
+      return { [TAG]: 'undefined' };
+    case 'number':
+      if (Number.isNaN(value)) return { [TAG]: 'number', value: 'NaN' };
+      if (value === Number.POSITIVE_INFINITY) return { [TAG]: 'number', value: 'Infinity' };
+      if (value === Number.NEGATIVE_INFINITY) return { [TAG]: 'number', value: '-Infinity' };
+      if (Object.is(value, -0)) return plain ? 0 : { [TAG]: 'number', value: '-0' };
+      return value;
+    case 'bigint':
+      return { [TAG]: 'bigint', value: value.toString() };
+    case 'symbol':
+      return { [TAG]: 'symbol' };
+    case 'function':
+      return functionTags.get(value) ?? { [TAG]: 'function' };
+    case 'string':
+    case 'boolean':
+      return value;
+    default:
+      break;
+  }
+  if (value === null) return null;
+  const container = value as object;
+  const index = stack.indexOf(container);
+  if (index >= 0) return { [TAG]: 'ref', up: stack.length - index };
+  stack.push(container);
+  try {
+    if (Array.isArray(container)) {
+      return (container as unknown[]).map((item) => encodeValue(item, stack, plain));
+    }
+    const source = container as Record<string, unknown>;
+    const members: { [name: string]: Json } = {};
+    for (const name of Object.keys(source)) {
+      const item = source[name];
+      if (plain && item === undefined) continue;
+      setMember(members, name, encodeValue(item, stack, plain));
+    }
+    if (hasOwn(members, TAG)) return { [TAG]: 'object', value: members };
+    return members;
+  } finally {
+    stack.pop();
+  }
+}

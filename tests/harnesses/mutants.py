@@ -1,0 +1,273 @@
+"""Mutant harnesses: the Python reference harness with ONE deliberate fault.
+
+Run as ``python tests/harnesses/mutants.py NAME``. Each mutant patches the
+reference in this process only, then serves protocol v1 exactly like the
+real harness. The runner must fail at least one committed vector against
+every mutant (tests/test_runner_mutants.py); a surviving mutant is a gap in
+the vectors.
+
+Most faults are made by editing one spot of a reference function's source
+(:func:`_edit`), which keeps each mutant to the single fault it names.
+"""
+
+from __future__ import annotations
+import __future__
+
+import inspect
+import json
+import sys
+import textwrap
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from doomloop_kit.generators import oracle
+from doomloop_kit.reference import (
+    canonical,
+    fingerprint,
+    ladder,
+    messages,
+    monitor,
+    state,
+    text,
+    utf16,
+)
+
+
+def _rebind(original: Any, replacement: Any) -> None:
+    """Point every doomloop_kit module's global bound to ``original`` at ``replacement``."""
+    for name, module in list(sys.modules.items()):
+        if not name.startswith("doomloop_kit") or module is None:
+            continue
+        for attribute, value in list(vars(module).items()):
+            if value is original:
+                setattr(module, attribute, replacement)
+
+
+def _edit(owner: Any, name: str, old: str, new: str, count: int = 1) -> None:
+    """Replace ``old`` by ``new`` (exactly ``count`` times) in the source of ``owner.name``."""
+    function = getattr(owner, name)
+    source = textwrap.dedent(inspect.getsource(function))
+    assert source.count(old) == count, f"{name}: {old!r} found {source.count(old)} times"
+    source = source.replace(old, new)
+    module = sys.modules[function.__module__]
+    namespace: dict[str, Any] = {}
+    code = compile(source, f"<mutant {name}>", "exec", flags=__future__.annotations.compiler_flag)
+    exec(code, vars(module), namespace)
+    replacement = namespace[name]
+    if inspect.isclass(owner):
+        setattr(owner, name, replacement)
+    else:
+        _rebind(function, replacement)
+
+
+def json_dumps_canonical() -> None:
+    """stdlib json.dumps(sort_keys) instead of the RFC 8785 form (plain JSON values)."""
+    real = canonical.canonicalize
+
+    def fake(value: object) -> str:
+        try:
+            return json.dumps(value, sort_keys=True, separators=(",", ":"), allow_nan=False)
+        except (TypeError, ValueError):
+            return real(value)
+
+    _rebind(real, fake)
+
+
+def code_point_key_order() -> None:
+    """Object members sorted by code points instead of UTF-16 code units."""
+    utf16.sort_key = lambda text: text  # type: ignore[assignment,return-value]
+
+
+def last_call_streak() -> None:
+    """Declarations ignored: each call's own fingerprint stands for the round set."""
+    _edit(
+        monitor.DoomLoopMonitor,
+        "declare_round",
+        "self._declared = declared",
+        "self._declared = None",
+    )
+
+
+def per_call_streak_ignored() -> None:
+    """The reported streak is the round streak only; per-call streaks are ignored."""
+    _edit(
+        monitor.DoomLoopMonitor,
+        "record_tool_call",
+        "streak = max(round_streak, call_streak)",
+        "streak = round_streak",
+    )
+
+
+def no_duplicate_collapsing() -> None:
+    """Duplicate declared calls are kept in the round set."""
+    _edit(
+        monitor.DoomLoopMonitor,
+        "declare_round",
+        "grouped.setdefault(call.tool_name, set()).add(fingerprint)",
+        "grouped.setdefault(call.tool_name, []).append(fingerprint)",
+    )
+
+
+def restore_without_clamping() -> None:
+    """Restored tool streaks are floored but not clamped into [1, 1,000,000]."""
+    _edit(
+        state,
+        "_tool_entry",
+        "clamped = min(max(js_floor(streak), 1), MAX_RESTORED_STREAK)",
+        "clamped = js_floor(streak)",
+    )
+
+
+def always_call_streaks() -> None:
+    """getState writes callStreaks even when the round implies them."""
+    _edit(state.ToolEntry, "to_json", "if not self._call_streaks_implied():", "if True:")
+
+
+def python_whitespace() -> None:
+    """Tokens and normalisation by Python's str.split() instead of JS whitespace."""
+    _rebind(text.tokens, lambda value: value.split())
+    _rebind(text.normalize_text, lambda value: " ".join(value.split()))
+
+
+def block_on_text() -> None:
+    """Text verdicts may block (allow_block=True)."""
+    _edit(
+        monitor.DoomLoopMonitor,
+        "record_assistant_text",
+        "allow_block=False",
+        "allow_block=True",
+        count=2,
+    )
+
+
+def escalation_budget_unchecked() -> None:
+    """can_escalate ignores the number of escalations used."""
+    _edit(
+        monitor.DoomLoopMonitor,
+        "can_escalate",
+        " and self._escalations_used < escalation.max_escalations",
+        "",
+    )
+
+
+def wrong_message() -> None:
+    """The repeated-call message loses the word "exact"."""
+    _edit(messages, "repeated_call", "this exact ", "this ")
+
+
+def larger_period_tie() -> None:
+    """Equal coverage goes to the larger period (>= instead of >)."""
+    _edit(
+        text,
+        "detect_text_repetition",
+        "covered > best.covered_tokens",
+        "covered >= best.covered_tokens",
+    )
+
+
+def stop_below_block() -> None:
+    """The ladder checks block before stop."""
+    _edit(
+        ladder,
+        "resolve_ladder_action",
+        '("stop", True),\n        ("block", allow_block),',
+        '("block", allow_block),\n        ("stop", True),',
+    )
+
+
+def surrogate_utf8_passthrough() -> None:
+    """A lone surrogate is hashed as its CESU bytes instead of U+FFFD."""
+    utf16.utf8_bytes = lambda value: utf16.normalize(value).encode(  # type: ignore[assignment]
+        "utf-8", "surrogatepass"
+    )
+
+
+def tool_name_separator() -> None:
+    """Tool-call fingerprints join the tool name and the key with ':' instead of a newline."""
+    _edit(
+        fingerprint,
+        "fingerprint_tool_call",
+        'tool_name + "\\n" + canonicalize',
+        'tool_name + ":" + canonicalize',
+    )
+
+
+def escalations_not_restored() -> None:
+    """restore() forgets escalationsUsed."""
+    _edit(
+        monitor.DoomLoopMonitor,
+        "restore",
+        "self._escalations_used = parsed.escalations_used",
+        "self._escalations_used = 0",
+    )
+
+
+def duplicate_flag_ignored() -> None:
+    """duplicateInRound is always false."""
+    _edit(
+        monitor.DoomLoopMonitor,
+        "record_tool_call",
+        "duplicate = fingerprint in prev.seen",
+        "duplicate = False",
+    )
+
+
+def bigint_canonicalized() -> None:
+    """A bigint is written as its digits instead of failing canonicalization."""
+    _edit(
+        canonical,
+        "_visit",
+        'raise CanonicalizationError(CanonicalizationErrorKind.BIGINT, f"{value.value}n")',
+        "return str(value.value)",
+    )
+
+
+def negative_zero_refused() -> None:
+    """-0 fails canonicalization instead of being written as 0."""
+    _edit(
+        canonical,
+        "_number",
+        "if not math.isfinite(number):",
+        "if not math.isfinite(number) or (number == 0 and math.copysign(1, number) < 0):",
+    )
+
+
+MUTANTS: dict[str, Callable[[], None]] = {
+    "json-dumps-canonical": json_dumps_canonical,
+    "code-point-key-order": code_point_key_order,
+    "last-call-streak": last_call_streak,
+    "per-call-streak-ignored": per_call_streak_ignored,
+    "no-duplicate-collapsing": no_duplicate_collapsing,
+    "restore-without-clamping": restore_without_clamping,
+    "always-call-streaks": always_call_streaks,
+    "python-whitespace": python_whitespace,
+    "block-on-text": block_on_text,
+    "escalation-budget-unchecked": escalation_budget_unchecked,
+    "wrong-message": wrong_message,
+    "larger-period-tie": larger_period_tie,
+    "stop-below-block": stop_below_block,
+    "surrogate-utf8-passthrough": surrogate_utf8_passthrough,
+    "tool-name-separator": tool_name_separator,
+    "escalations-not-restored": escalations_not_restored,
+    "duplicate-flag-ignored": duplicate_flag_ignored,
+    "bigint-canonicalized": bigint_canonicalized,
+    "negative-zero-refused": negative_zero_refused,
+}
+
+
+def main() -> int:
+    if len(sys.argv) != 2 or sys.argv[1] not in MUTANTS:
+        print(f"usage: mutants.py {{{','.join(MUTANTS)}}}", file=sys.stderr)
+        return 2
+    MUTANTS[sys.argv[1]]()
+    from doomloop_kit.conformance.harnesses import python_reference
+
+    assert oracle is python_reference.oracle
+    return python_reference.main()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,380 @@
+"""The spec site builds strictly, and every generated page follows its source.
+
+One strict build (``mkdocs build --strict``: no broken link or anchor) into a
+temporary folder, with fixture conformance reports, then checks of the output
+against spec/, spec/schema/, vectors/ and the harness files; plus unit checks
+of the page generators in docs/hooks/doomloop_docs/.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import html
+import json
+import os
+import posixpath
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "docs" / "hooks"))
+
+from doomloop_docs import matrix, schemas, spec, vectors  # noqa: E402
+
+BUILD_TIMEOUT = 180
+BUILD_BUDGET = 60.0
+STATEMENT = re.compile(r'<a id="([A-Z][A-Z0-9]*-[0-9]{2,3})"></a>\*\*\1\*\*')
+HARNESS_FILES = [
+    "conformance/harnesses/python_reference.py",
+    "ports/typescript/src/harness.ts",
+    "ports/go/cmd/doomloop-harness/main.go",
+]
+
+
+def build_site(site_dir: Path, reports_dir: Path, vectors_dir: Path | None = None,
+               check: bool = True) -> subprocess.CompletedProcess[str]:
+    """``mkdocs build --strict`` of the repository's site into ``site_dir``."""
+    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1", "DOOMLOOP_DOCS_REPORTS": str(reports_dir)}
+    env.pop("DOOMLOOP_DOCS_VECTORS", None)
+    if vectors_dir is not None:
+        env["DOOMLOOP_DOCS_VECTORS"] = str(vectors_dir)
+    command = [sys.executable, "-m", "mkdocs", "build", "--strict",
+               "--config-file", str(ROOT / "mkdocs.yml"), "--site-dir", str(site_dir)]
+    done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True,
+                          timeout=BUILD_TIMEOUT, stdin=subprocess.DEVNULL)
+    if check and done.returncode != 0:
+        pytest.fail(f"mkdocs build --strict failed ({done.returncode}):\n{done.stderr[-6000:]}")
+    return done
+
+
+def _vector_files() -> list[tuple[dict[str, Any], dict[str, Any]]]:
+    manifest = json.loads((ROOT / "vectors" / "manifest.json").read_text(encoding="utf-8"))
+    return [
+        (entry, json.loads((ROOT / "vectors" / entry["path"]).read_text(encoding="utf-8")))
+        for entry in manifest["files"]
+    ]
+
+
+def write_fixture_reports(reports_dir: Path) -> dict[str, int]:
+    """Two runner reports in the real format: one all passed, one partial.
+
+    ``fixture-complete`` passes every vector; ``fixture-partial`` declares no
+    features (so those vectors are skipped) and fails the first vector of every
+    generated family. Returns the expected counts.
+    """
+    manifest_bytes = (ROOT / "vectors" / "manifest.json").read_bytes()
+    vector_set = {"manifest": "vectors/manifest.json", "format": 1,
+                  "sha256": hashlib.sha256(manifest_bytes).hexdigest()}
+    files = _vector_files()
+    every_feature = sorted({f for _, d in files for v in d["vectors"] for f in v["features"]})
+    counts = {"total": 0, "partial_passed": 0}
+    for name, declared in (("fixture-complete", every_feature), ("fixture-partial", [])):
+        lines: list[dict[str, Any]] = [{
+            "type": "header", "protocol": 1, "vectorSet": vector_set,
+            "harness": {"command": "fixture", "protocol": 1, "features": declared,
+                        "implementation": {"name": name, "language": "fixture", "version": "0"}},
+        }]
+        totals = {"passed": 0, "failed": 0, "skipped": 0}
+        for entry, data in files:
+            for number, vector in enumerate(data["vectors"]):
+                status = "passed"
+                if name == "fixture-partial":
+                    if set(vector["features"]) - set(declared):
+                        status = "skipped"
+                    elif entry["kind"] == "generated" and number == 0:
+                        status = "failed"
+                totals[status] += 1
+                lines.append({"type": "vector", "id": vector["id"], "file": entry["path"],
+                              "status": status, "description": vector["description"]})
+        lines.append({"type": "footer", "totals": totals, "aborted": None, "problems": [],
+                      "exitStatus": 0 if name == "fixture-complete" else 1})
+        (reports_dir / f"{name}.jsonl").write_text(
+            "".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+        counts["total"] = sum(totals.values())
+        if name == "fixture-partial":
+            counts["partial_passed"] = totals["passed"]
+    return counts
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    reports = tmp_path_factory.mktemp("reports")
+    counts = write_fixture_reports(reports)
+    site = tmp_path_factory.mktemp("site")
+    started = time.monotonic()
+    build_site(site, reports)
+    return {"site": site, "seconds": time.monotonic() - started, "counts": counts}
+
+
+def page_html(site: Path, url: str) -> str:
+    path = site / url.lstrip("/")
+    if url.endswith("/") or not path.suffix:
+        path = path / "index.html"
+    return path.read_text(encoding="utf-8")
+
+
+def spec_statements() -> dict[str, list[str]]:
+    found: dict[str, list[str]] = {}
+    for path in sorted((ROOT / "spec").glob("*.md")):
+        found[path.name] = STATEMENT.findall(path.read_text(encoding="utf-8"))
+    return found
+
+
+def spec_url(name: str) -> str:
+    return "spec/" if name == "README.md" else f"spec/{name[:-3]}/"
+
+
+def plain_text(markup: str) -> str:
+    return html.unescape(re.sub(r"<[^>]+>", "", markup))
+
+
+# -- the build --------------------------------------------------------------------------
+
+
+def test_strict_build_is_quick_and_complete(built: dict[str, Any]) -> None:
+    site: Path = built["site"]
+    pages = list(site.rglob("index.html"))
+    assert built["seconds"] < BUILD_BUDGET, f"build took {built['seconds']:.1f}s"
+    assert (site / "search" / "search_index.json").is_file()
+    assert (site / "sitemap.xml").is_file()
+    expected = len(spec_statements()) + len(_vector_files()) + 5
+    assert len(pages) >= expected
+
+
+def test_every_spec_file_is_a_page_with_its_heading_anchors(built: dict[str, Any]) -> None:
+    for path in sorted((ROOT / "spec").glob("*.md")):
+        text = path.read_text(encoding="utf-8")
+        rendered = page_html(built["site"], spec_url(path.name))
+        for anchor in re.findall(r"^#{1,6} .*\{#([^}\s]+)\}\s*$", text, re.M):
+            assert f'id="{anchor}"' in rendered, f"{path.name}: anchor {anchor} missing"
+
+
+def test_every_statement_id_is_a_permalink(built: dict[str, Any]) -> None:
+    total = 0
+    for name, ids in spec_statements().items():
+        rendered = page_html(built["site"], spec_url(name))
+        for sid in ids:
+            total += 1
+            assert f'<a id="{sid}" class="dl-stmt" href="#{sid}"' in rendered, sid
+    assert total > 100
+
+
+def test_index_of_statement_ids_links_every_id(built: dict[str, Any]) -> None:
+    rendered = page_html(built["site"], "statement-ids/")
+    for name, ids in spec_statements().items():
+        for sid in ids:
+            assert f'href="../{spec_url(name)}#{sid}"' in rendered, sid
+
+
+def test_search_index_has_an_entry_per_statement_id(built: dict[str, Any]) -> None:
+    index = json.loads((built["site"] / "search" / "search_index.json").read_text(encoding="utf-8"))
+    entries = {doc["location"]: doc for doc in index["docs"]}
+    for name, ids in spec_statements().items():
+        for sid in ids:
+            entry = entries.get(f"{spec_url(name)}#{sid}")
+            assert entry is not None, sid
+            assert entry["title"].startswith(sid)
+
+
+def test_schema_pages_list_every_field_and_definition(built: dict[str, Any]) -> None:
+    schema_dir = ROOT / "spec" / "schema"
+    paths = sorted(schema_dir.rglob("*.json"))
+    assert paths
+    for path in paths:
+        rel = path.relative_to(schema_dir).as_posix()
+        data = json.loads(path.read_text(encoding="utf-8"))
+        url = schemas.page_uri_for(rel)[: -len(".md")] + "/"
+        rendered = page_html(built["site"], url)
+        text = plain_text(rendered)
+        for name in data.get("properties", {}):
+            assert name in text, f"{rel}: field {name}"
+        for name in data.get("$defs", {}):
+            assert f'id="def-{re.sub(r"[^A-Za-z0-9_-]", "-", name)}"' in rendered, f"{rel}: {name}"
+        # The raw file is published beside the spec, as the spec links it.
+        assert (built["site"] / "spec" / "schema" / rel).read_bytes() == path.read_bytes()
+
+
+def _resolve(page_url: str, href: str) -> tuple[str, str]:
+    path, _, anchor = href.partition("#")
+    target = posixpath.normpath(posixpath.join(page_url, path)) + "/"
+    return target.lstrip("./") if target != "./" else "", anchor
+
+
+def test_vector_catalog_anchors_every_vector_and_links_real_statements(
+    built: dict[str, Any],
+) -> None:
+    site: Path = built["site"]
+    cache: dict[str, str] = {}
+    checked = 0
+    for entry, data in _vector_files():
+        url = f"vectors/{entry['kind']}/{entry['family']}/"
+        rendered = page_html(site, url)
+        for vector in data["vectors"]:
+            assert f'id="{html.escape(vector["id"])}"' in rendered, vector["id"]
+        for href in sorted(set(re.findall(r'class="dl-sid" href="([^"]+)"', rendered))):
+            target, anchor = _resolve(url, href)
+            if target not in cache:
+                cache[target] = page_html(site, target)
+            assert f'id="{anchor}"' in cache[target], f"{url}: {href}"
+            checked += 1
+        cited = {sid for v in data["vectors"] for sid in v["spec"]}
+        shown = set(re.findall(r'class="dl-sid" href="[^"]+">([A-Z0-9-]+)<', rendered))
+        assert cited == shown, entry["path"]
+    assert checked > 0
+
+
+def test_generated_vectors_have_direct_search_entries(built: dict[str, Any]) -> None:
+    index = json.loads((built["site"] / "search" / "search_index.json").read_text(encoding="utf-8"))
+    locations = {doc["location"] for doc in index["docs"]}
+    for entry, data in _vector_files():
+        if entry["kind"] == "generated":
+            for vector in data["vectors"]:
+                url = f"vectors/generated/{entry['family']}/#{vector['id']}"
+                assert url in locations
+
+
+def test_harness_guide_includes_the_real_harness_files(built: dict[str, Any]) -> None:
+    text = plain_text(page_html(built["site"], "guide/write-a-harness/"))
+    for rel in HARNESS_FILES:
+        source = (ROOT / rel).read_text(encoding="utf-8")
+        lines = [line.strip() for line in source.splitlines() if len(line.strip()) > 20]
+        assert lines, rel
+        for line in (lines[0], lines[len(lines) // 2], lines[-1]):
+            assert line in text, f"{rel}: {line!r} not in the guide"
+
+
+def test_matrix_counts_come_from_the_reports(built: dict[str, Any]) -> None:
+    rendered = page_html(built["site"], "matrix/")
+    text = plain_text(rendered)
+    total = built["counts"]["total"]
+    assert "fixture-complete (fixture, 0)" in text
+    assert f"{total}/{total}" in text
+    assert f"{built['counts']['partial_passed']}/{total}" in text
+    assert "No conformance reports" not in text
+    article = rendered[rendered.index("<article"): rendered.index("</article>")]
+    assert not re.search(r"\d{4}-\d{2}-\d{2}|\d{1,2}:\d{2}:\d{2}", plain_text(article))
+
+
+def test_versioning_page_reads_the_current_versions(built: dict[str, Any]) -> None:
+    text = plain_text(page_html(built["site"], "versioning/"))
+    readme = (ROOT / "spec" / "README.md").read_text(encoding="utf-8")
+    version = re.search(r"^Version:\s*\**([^*\s]+)", readme, re.M)
+    assert version is not None
+    assert version.group(1) in text
+    assert "doomloop:versions" not in text
+    assert "Changelog" in plain_text(page_html(built["site"], "changelog/"))
+
+
+def test_an_unknown_statement_id_in_a_vector_fails_the_strict_build(tmp_path: Path) -> None:
+    vectors_dir = tmp_path / "vectors"
+    (vectors_dir / "curated").mkdir(parents=True)
+    vector_file = {
+        "format": 1, "kind": "curated", "family": "bad", "description": "a bad citation",
+        "vectors": [{"id": "bad/cites-nothing", "description": "cites an id the spec lacks",
+                     "spec": ["MON-999"], "tags": [], "features": [],
+                     "steps": [{"op": "canonicalize", "value": 1, "expect": {"result": "1"}}]}],
+    }
+    (vectors_dir / "curated" / "bad.json").write_text(json.dumps(vector_file), encoding="utf-8")
+    done = build_site(tmp_path / "site", tmp_path / "no-reports", vectors_dir, check=False)
+    assert done.returncode != 0
+    assert "MON-999" in done.stderr
+
+
+# -- the generators, unit by unit -------------------------------------------------------
+
+
+def test_matrix_page_is_reproducible_and_says_when_there_are_no_reports(tmp_path: Path) -> None:
+    catalog = vectors.load(ROOT / "vectors")
+    empty = matrix.page([], catalog, ".artifacts/reports", None)
+    assert "No conformance reports yet" in empty
+    write_fixture_reports(tmp_path)
+    first = matrix.page(matrix.load_runs(tmp_path), catalog, "reports", None)
+    again = matrix.page(matrix.load_runs(tmp_path), catalog, "reports", None)
+    assert first == again
+    assert first.index("fixture-complete") < first.index("fixture-partial")
+
+
+def test_matrix_marks_a_truncated_report(tmp_path: Path) -> None:
+    (tmp_path / "cut.jsonl").write_text(
+        json.dumps({"type": "header", "harness": {"implementation": {"name": "cut"}}}) + "\n"
+        + json.dumps({"type": "vector", "id": "x/y", "file": "curated/x.json", "status": "passed"})
+        + "\n", encoding="utf-8")
+    page = matrix.page(matrix.load_runs(tmp_path), vectors.Catalog(), "r", None)
+    assert "**truncated**" in page
+    assert "1/1" in page
+
+
+def test_schema_renderer_describes_types_rules_and_links() -> None:
+    data = {
+        "title": "Example", "type": "object", "required": ["a"],
+        "properties": {
+            "a": {"type": "string", "pattern": "^[a-z]+$", "description": "see MON-07"},
+            "b": {"$ref": "#/$defs/thing"},
+            "c": {"type": "object", "properties": {"d": {"enum": [1, 2]}}, "required": ["d"]},
+        },
+        "additionalProperties": False,
+        "if": {"properties": {"a": {"const": "x"}}, "required": ["a"]},
+        "then": {"required": ["b"]},
+        "$defs": {"thing": {"type": "integer", "minimum": 1}},
+    }
+    schema_file = schemas.SchemaFile(rel="example.schema.json", data=data,
+                                     page_uri="schemas/example.md")
+    renderer = schemas.Renderer(schema_file, [schema_file],
+                                lambda sid: "spec/09-monitor.md" if sid == "MON-07" else None)
+    page = renderer.page()
+    link = "[MON-07](../spec/09-monitor.md#MON-07)"
+    assert f"| `a` | string, matching `^[a-z]+$` | yes | see {link} |" in page
+    assert "| `b` | [thing](#def-thing) | no |" in page
+    assert "| `c.d` | one of `1`, `2` | yes |" in page
+    assert "- If `a` is `\"x\"`: `b` required." in page
+    assert "### thing {#def-thing}" in page
+    assert "**Type:** integer, ≥ `1`" in page
+
+
+def test_statement_parser_reads_ids_sections_and_text(tmp_path: Path) -> None:
+    (tmp_path / "01-x.md").write_text(
+        "# 1. X {#x}\n\n## 1.1 Part {#x-part}\n\n"
+        '<a id="X-01"></a>**X-01** First [rule](#x) here,\ncontinued.\n\n'
+        '- <a id="X-02"></a>**X-02** A list item.\n'
+        '- <a id="X-03"></a>**X-03** Another.\n\n'
+        "```\n<a id=\"X-09\"></a>**X-09** inside a fence\n```\n",
+        encoding="utf-8")
+    index = spec.parse(tmp_path)
+    assert list(index.statements) == ["X-01", "X-02", "X-03"]
+    first = index.statements["X-01"]
+    assert (first.section_title, first.section_anchor) == ("1.1 Part", "x-part")
+    assert first.text == "First rule here, continued."
+    assert index.statements["X-02"].text == "A list item."
+    linked = spec.add_permalinks('<a id="X-01"></a>**X-01** text')
+    assert linked.startswith('<a id="X-01" class="dl-stmt" href="#X-01"')
+
+
+def test_vector_rendering_links_ids_folds_long_values_and_reports_unknown_ids() -> None:
+    links = vectors.Links(
+        statement=lambda sid: "../../spec/09-monitor/#MON-07" if sid == "MON-07" else None,
+        feature=lambda name: None,
+    )
+    vector = {
+        "id": "demo/long-<value>", "description": "a <demo>", "spec": ["MON-07", "NOPE-01"],
+        "tags": ["demo"], "features": ["bigint"], "option": True,
+        "steps": [
+            {"op": "recordAssistantText", "text": "x" * 2000, "expect": {"result": None}},
+            {"op": "canonicalize", "value": {"a": 1}, "expect": {"error": "canonicalization"}},
+            {"op": "resume", "expect": {"result": {"tools": {}}}},
+        ],
+    }
+    rendered = vectors.generated_vector_html(vector, links)
+    assert rendered.startswith('<details class="dl-vector" id="demo/long-&lt;value&gt;">')
+    assert '<a class="dl-sid" href="../../spec/09-monitor/#MON-07">MON-07</a>' in rendered
+    assert links.problems == ["vector demo/long-<value> cites unknown statement id NOPE-01"]
+    assert '<details class="dl-long">' in rendered and "(2011 characters)" in rendered
+    assert '<span class="dl-error">error</span> <code>canonicalization</code>' in rendered
+    assert "<td>2</td><td><code>resume</code></td><td>—</td>" in rendered
+    assert "a &lt;demo&gt;" in rendered
+    assert vectors.shape_of("repeat/repeat-w2-579d3196c0") == "repeat-w2"

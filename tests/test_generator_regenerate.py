@@ -1,0 +1,175 @@
+"""Regeneration: up to date, deterministic, atomic; the format module's errors."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+from pathlib import Path
+
+import pytest
+from doomloop_kit.generators import format as vformat
+from doomloop_kit.generators import regenerate, strategies
+from doomloop_kit.generators.format import VectorFormatError, compare, dumps, load_vector_file
+
+REPO = Path(__file__).resolve().parent.parent
+SMALL = [(name, 3) for name in strategies.FAMILIES]
+
+
+def _args(
+    root: Path, *, check: bool = False, counts: list[tuple[str, int]] | None = None
+) -> argparse.Namespace:
+    parser = argparse.ArgumentParser()
+    regenerate.add_arguments(parser)
+    argv = ["--root", str(root), "--quiet"] + (["--check"] if check else [])
+    args = parser.parse_args(argv)
+    args.count = counts or []
+    return args
+
+
+def test_committed_vectors_are_up_to_date() -> None:
+    assert regenerate.run(_args(REPO / "vectors", check=True)) == 0
+
+
+def test_regeneration_is_deterministic(tmp_path: Path) -> None:
+    first, second = tmp_path / "one", tmp_path / "two"
+    assert regenerate.run(_args(first, counts=SMALL)) == 0
+    assert regenerate.run(_args(second, counts=SMALL)) == 0
+    names = sorted(p.relative_to(first).as_posix() for p in first.rglob("*.json"))
+    assert names == sorted(p.relative_to(second).as_posix() for p in second.rglob("*.json"))
+    for name in names:
+        assert (first / name).read_bytes() == (second / name).read_bytes(), name
+    assert regenerate.run(_args(first, check=True, counts=SMALL)) == 0
+
+
+def test_check_names_changed_added_and_removed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = tmp_path / "v"
+    assert regenerate.run(_args(root, counts=SMALL)) == 0
+    (root / "curated" / "facts.json").write_bytes(b"{}\n")
+    (root / "generated" / "repeat.json").unlink()
+    (root / "generated" / "stale.json").write_text("{}\n")
+    capsys.readouterr()
+    assert regenerate.run(_args(root, check=True, counts=SMALL)) == 1
+    out = capsys.readouterr().out
+    assert "would change" in out and "facts.json" in out
+    assert "would add" in out and "repeat.json" in out
+    assert "would remove" in out and "stale.json" in out
+    assert regenerate.run(_args(root, counts=SMALL)) == 0
+    assert not (root / "generated" / "stale.json").exists()
+    assert regenerate.run(_args(root, check=True, counts=SMALL)) == 0
+
+
+def test_interrupted_write_leaves_old_files(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = tmp_path / "v"
+    assert regenerate.run(_args(root, counts=SMALL)) == 0
+    before = {p: p.read_bytes() for p in root.rglob("*.json")}
+    calls = {"n": 0}
+    real_replace = os.replace
+
+    def failing_replace(src: str | os.PathLike[str], dst: str | os.PathLike[str]) -> None:
+        calls["n"] += 1
+        if calls["n"] > 1:
+            raise OSError("disk full (simulated)")
+        real_replace(src, dst)
+
+    monkeypatch.setattr(vformat.os, "replace", failing_replace)
+    changed = [(name, 4) for name, _ in SMALL]
+    assert regenerate.run(_args(root, counts=changed)) == 2
+    monkeypatch.undo()
+    after = {p: p.read_bytes() for p in root.rglob("*.json")}
+    assert set(after) == set(before), "no temp files may be left behind"
+    differing = [p for p in before if before[p] != after[p]]
+    assert len(differing) <= 1  # only the first file was replaced
+    assert after[root / "manifest.json"] == before[root / "manifest.json"]
+    assert not list(root.rglob("*.tmp"))
+
+
+def test_count_argument_is_validated() -> None:
+    parser = argparse.ArgumentParser()
+    regenerate.add_arguments(parser)
+    assert parser.parse_args(["--count", "repeat=5"]).count == [("repeat", 5)]
+    for bad in ("nosuch=3", "repeat", "repeat=x", "repeat=-1"):
+        with pytest.raises(SystemExit):
+            parser.parse_args(["--count", bad])
+
+
+def _write(path: Path, text: str) -> Path:
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+GOOD = {
+    "format": 1, "kind": "curated", "family": "f", "description": "d",
+    "vectors": [{"id": "f/a", "description": "x", "spec": ["CAN-01"], "tags": [], "features": [],
+                 "steps": [{"op": "canonicalize", "value": 1, "expect": {"result": "1"}}]}],
+}  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("mutate", "where"),
+    [
+        (lambda d: d["vectors"][0]["steps"][0].pop("value"), "$.vectors[0].steps[0]"),
+        (
+            lambda d: d["vectors"][0]["steps"][0].__setitem__("op", "nope"),
+            "$.vectors[0].steps[0].op",
+        ),
+        (lambda d: d["vectors"][0].__setitem__("id", "F/A"), "$.vectors[0].id"),
+        (
+            lambda d: d["vectors"][0]["steps"][0].__setitem__(
+                "expect", {"result": 1, "error": "canonicalization"}
+            ),
+            "$.vectors[0].steps[0].expect",
+        ),
+        (lambda d: d["vectors"][0].__setitem__("features", ["nope"]), "$.vectors[0].features[0]"),
+        (lambda d: d.__setitem__("format", 2), "$.format"),
+        (lambda d: d["vectors"][0].__setitem__("option", True), "$.vectors[0]"),
+        (lambda d: d["vectors"].append(dict(d["vectors"][0])), "$.vectors[1].id"),
+        (lambda d: d["vectors"][0].__setitem__("id", "g/a"), "$.vectors[0].id"),
+    ],
+)
+def test_malformed_files_name_file_and_path(tmp_path: Path, mutate, where: str) -> None:  # type: ignore[no-untyped-def]
+    data = json.loads(json.dumps(GOOD))
+    assert load_vector_file(_write(tmp_path / "ok.json", json.dumps(data)))
+    mutate(data)
+    path = _write(tmp_path / "bad.json", json.dumps(data))
+    with pytest.raises(VectorFormatError) as caught:
+        load_vector_file(path)
+    assert caught.value.path == path and str(path) in str(caught.value)
+    assert caught.value.json_path == where, str(caught.value)
+
+
+@pytest.mark.parametrize("text", ["", "{", '{"a": 1, "a": 2}', "\udcff"])
+def test_unreadable_files(tmp_path: Path, text: str) -> None:
+    path = tmp_path / "bad.json"
+    path.write_bytes(text.encode("utf-8", "surrogateescape"))
+    with pytest.raises(VectorFormatError, match=r"bad\.json"):
+        load_vector_file(path)
+    with pytest.raises(VectorFormatError, match="cannot read"):
+        load_vector_file(tmp_path / "missing.json")
+
+
+def test_dumps_escapes_lone_surrogates() -> None:
+    raw = dumps({"s": "\ud800x\U0001f600", "n": 2**60, "é": 1.5})
+    expected = '{\n "s": "\\ud800x\U0001f600",\n "n": 1152921504606846976,\n "\u00e9": 1.5\n}\n'
+    assert raw == expected.encode()
+    assert json.loads(raw) == {"s": "\ud800x\U0001f600", "n": 2**60, "é": 1.5}
+
+
+def test_compare_rule() -> None:
+    assert compare({"a": [1, 2.0], "b": "x"}, {"b": "x", "a": [1.0, 2]}) == []
+    assert compare(2**53 + 1, 2**53) == []  # both are the same double
+    assert compare("\ud83d\ude00", "\U0001f600") == []  # same code units
+    diffs = compare(
+        {"verdict": {"message": "a", "streak": 2}},
+        {"verdict": {"message": "b", "streak": 2, "x": 1}},
+    )
+    assert [d.path for d in diffs] == ["$.verdict.message", "$.verdict.x"]
+    assert [d.path for d in compare([1, 2], [2, 1])] == ["$[0]", "$[1]"]
+    assert compare([1], [1, 2])[0].path == "$"
+    assert compare(True, 1)[0].reason.startswith("expected a boolean")
+    assert compare(None, {}) and compare({"a b": 1}, {"a b": 2})[0].path == '$["a b"]'
+    assert compare({"a": 1}, {})[0].reason == "missing member"

@@ -1,0 +1,113 @@
+"""The strategies' public API, and that no vector tests unspecified behaviour (CONF-08)."""
+
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from doomloop_kit.generators import build, strategies
+from doomloop_kit.generators.format import Vector, iter_vector_files, load_vector_file
+from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import seed as hypothesis_seed
+
+ROOT = Path(__file__).resolve().parent.parent / "vectors"
+
+
+@cache
+def vectors() -> tuple[Vector, ...]:
+    return tuple(v for p in iter_vector_files(ROOT) for v in load_vector_file(p).vectors)
+
+
+def test_every_family_has_a_strategy_and_runs() -> None:
+    assert set(strategies.FAMILIES) >= {
+        "repeat", "superset", "subset", "permutation", "expanding", "polling", "resume",
+        "interleaved", "duplicates", "undeclared", "unhashable", "text", "escalation",
+        "ladders", "options",
+    }  # fmt: skip
+    seen: dict[str, int] = {}
+
+    @settings(max_examples=45, database=None, deadline=None, phases=[Phase.generate],
+              suppress_health_check=list(HealthCheck))  # fmt: skip
+    @hypothesis_seed(7)
+    @given(strategies.transcripts_any())
+    def run(pair: tuple[str, dict[str, Any]]) -> None:
+        family, transcript = pair
+        assert "expect" not in str([list(step) for step in transcript["steps"]])
+        assert len(build.expectations(transcript)) == len(transcript["steps"])
+        seen[family] = seen.get(family, 0) + 1
+
+    run()
+    assert len(seen) >= 5
+
+
+def _text_options_specified(option: Any) -> bool:
+    """CFG-18: a monitor's text options are integers >= 1 and enabled is a boolean."""
+    if not isinstance(option, dict) or not isinstance(option.get("text"), dict):
+        return True
+    text = option["text"]
+    for name in ("maxPeriodTokens", "minRepeats", "minCoveredTokens", "maxWindowTokens"):
+        value = text.get(name)
+        if value is not None and not (
+            isinstance(value, int) and not isinstance(value, bool) and value >= 1
+        ):
+            return False
+    return text.get("enabled") is None or isinstance(text["enabled"], bool)
+
+
+def test_monitor_options_are_specified() -> None:
+    bad = [v.id for v in vectors() if not _text_options_specified(v.option)]
+    assert not bad, bad[:10]
+
+
+def test_no_record_after_redeclaring_a_recorded_round() -> None:
+    """OQ-17: declaring a round again after some of its calls were recorded is not
+    relied on: no record of that round may follow such a re-declaration."""
+    bad = []
+    for v in vectors():
+        recorded: set[float] = set()
+        redeclared: set[float] = set()
+        for step in v.steps:
+            if step.op == "resume":
+                recorded.clear()
+                redeclared.clear()
+            elif step.op == "declareRound" and step.inputs["round"] in recorded:
+                redeclared.add(step.inputs["round"])
+            elif step.op == "recordToolCall":
+                if step.inputs["round"] in redeclared:
+                    bad.append(v.id)
+                    break
+                recorded.add(step.inputs["round"])
+    assert not bad, bad[:10]
+
+
+def test_no_record_leans_on_a_declaration_across_restore() -> None:
+    """OQ-08: after a mid-run restore, no record uses a declaration made before it."""
+    bad = []
+    for v in vectors():
+        declared_before_restore: float | None = None
+        current: float | None = None
+        for step in v.steps:
+            if step.op == "resume":
+                current = declared_before_restore = None
+            elif step.op == "declareRound":
+                current = step.inputs["round"]
+                declared_before_restore = None
+            elif step.op == "restore":
+                declared_before_restore = current
+            elif step.op == "recordToolCall" and step.inputs["round"] == declared_before_restore:
+                bad.append(v.id)
+                break
+    assert not bad, bad[:10]
+
+
+def test_flags_and_arguments_are_specified() -> None:
+    """OQ-13, OQ-14, OQ-16, OQ-18: the schema makes these types; spot-check the values."""
+    for v in vectors():
+        for step in v.steps:
+            if step.op == "resolveLadderAction":
+                assert isinstance(step.inputs["allowBlock"], bool), v.id
+            if step.op == "resolveLoopKey":
+                assert isinstance(step.inputs["args"], dict), v.id
+            if step.op in ("recordToolCall", "declareRound"):
+                assert isinstance(step.inputs["round"], int | float), v.id

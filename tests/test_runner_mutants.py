@@ -1,0 +1,110 @@
+"""Every mutant harness (one deliberate fault) fails at least one committed vector.
+
+KILLERS pins, per mutant, one committed vector that kills it; the test runs
+the mutant on that vector alone and asserts the runner fails exactly it. To
+re-derive the table run each mutant over all vectors (``doomloop-kit
+conformance run --port "python tests/harnesses/mutants.py NAME" -x``).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from harnesses import mutants, support
+
+KILLERS: dict[str, tuple[str, str] | None] = {
+    "json-dumps-canonical": ("curated/upstream.json", "upstream/tool-call-non-ascii"),
+    "code-point-key-order": ("curated/canonical.json", "canonical/keys-utf16-order"),
+    "last-call-streak": ("curated/facts.json", "facts/fanout-repeat-three"),
+    "per-call-streak-ignored": ("curated/facts.json", "facts/fanout-changed-member"),
+    "no-duplicate-collapsing": None,  # a gap in the committed vectors, see below
+    "restore-without-clamping": ("curated/restore.json", "restore/streak-clamping"),
+    "always-call-streaks": ("curated/facts.json", "facts/resume-then-round-zero"),
+    "python-whitespace": ("curated/text.json", "text/separator-bom"),
+    "block-on-text": ("curated/text.json", "text/cross-step-verdict"),
+    "escalation-budget-unchecked": (
+        "curated/escalation.json",
+        "escalation/budget-exhausted-falls-through",
+    ),
+    "wrong-message": ("curated/polling.json", "polling/identical-arguments-block-at-three"),
+    "larger-period-tie": ("curated/text.json", "text/period-tie-smaller-wins"),
+    "stop-below-block": ("curated/config.json", "config/ladder-order"),
+    "surrogate-utf8-passthrough": ("curated/canonical.json", "canonical/tool-name-lone-surrogate"),
+    "tool-name-separator": ("curated/facts.json", "facts/fanout-repeat-three"),
+    "escalations-not-restored": (
+        "curated/escalation.json",
+        "escalation/escalations-used-persisted",
+    ),
+    "duplicate-flag-ignored": ("curated/facts.json", "facts/duplicate-in-round-declared"),
+    "bigint-canonicalized": ("curated/canonical.json", "canonical/bigint-fails"),
+    "negative-zero-refused": ("curated/canonical.json", "canonical/numbers-negative-zero"),
+}
+
+COMMITTED = support.committed_vectors()
+needs_vectors = pytest.mark.skipif(COMMITTED is None, reason="vectors/ not committed yet")
+
+
+def test_table_covers_every_mutant() -> None:
+    assert set(KILLERS) == set(mutants.MUTANTS)
+    assert len([name for name, killer in KILLERS.items() if killer]) >= 12
+
+
+@needs_vectors
+@pytest.mark.parametrize("name", [name for name, killer in KILLERS.items() if killer])
+def test_mutant_fails_its_killing_vector(name: str, tmp_path: Path) -> None:
+    assert COMMITTED is not None
+    killer = KILLERS[name]
+    assert killer is not None
+    file, vector = killer
+    status, lines = support.run(
+        [str(COMMITTED / file), "-k", vector, "--port", support.mutant(name)],
+        tmp_path / "report.jsonl",
+    )
+    assert status == 1
+    assert [line["id"] for line in support.by_status(lines, "failed")] == [vector]
+    assert lines[-1]["totals"]["errored"] == 0  # a wrong answer, not a broken harness
+
+
+@needs_vectors
+def test_killing_vectors_pass_on_the_reference(tmp_path: Path) -> None:
+    assert COMMITTED is not None
+    killers = sorted({k for k in KILLERS.values() if k})
+    files = sorted({str(COMMITTED / file) for file, _ in killers})
+    patterns = [arg for _, vector in killers for arg in ("-k", vector)]
+    status, lines = support.run(
+        [*files, *patterns, "--port", support.REFERENCE], tmp_path / "report.jsonl"
+    )
+    assert status == 0
+    assert lines[-1]["totals"]["passed"] == len({vector for _, vector in killers})
+
+
+def test_duplicate_collapsing_mutant_is_real(tmp_path: Path) -> None:
+    """The surviving mutant does change behaviour: a fixture vector kills it."""
+    root = support.fixture_root(tmp_path / "vectors")
+    status, lines = support.run(
+        [
+            "--vectors",
+            str(root),
+            "-k",
+            "fanout/declared-duplicates",
+            "--port",
+            support.mutant("no-duplicate-collapsing"),
+        ],
+        tmp_path / "report.jsonl",
+    )
+    assert status == 1
+    assert support.by_status(lines, "failed")[0]["failure"]["path"] == "$.verdict.message"
+
+
+@needs_vectors
+@pytest.mark.xfail(
+    strict=True,
+    reason="vector gap: no committed vector declares a round with a "
+    "duplicated call and then shows the round set (fan-out verdict or getState)",
+)
+def test_duplicate_collapsing_mutant_is_killed_by_committed_vectors(tmp_path: Path) -> None:
+    status, _ = support.run(
+        ["-x", "--port", support.mutant("no-duplicate-collapsing")], tmp_path / "report.jsonl"
+    )
+    assert status == 1

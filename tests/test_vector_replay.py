@@ -1,0 +1,169 @@
+"""Every committed vector replays through the reference with the expected results.
+
+The expectations were produced by the reference when the files were
+generated; this test re-runs every step and compares with ``format.compare``,
+so a hand-edited expectation (or a reference change) fails here.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from functools import cache
+from pathlib import Path
+
+import pytest
+from doomloop_kit.generators import build, oracle
+from doomloop_kit.generators.format import (
+    ABSENT,
+    MONITOR_OPS,
+    RESUME_OP,
+    VectorFile,
+    compare,
+    iter_vector_files,
+    load_manifest,
+    load_vector_file,
+)
+from doomloop_kit.reference import wire
+
+REPO = Path(__file__).resolve().parent.parent
+ROOT = REPO / "vectors"
+
+
+@cache
+def files() -> tuple[VectorFile, ...]:
+    return tuple(load_vector_file(path) for path in iter_vector_files(ROOT))
+
+
+def replay(vector) -> list[str]:  # type: ignore[no-untyped-def]
+    """Run a vector through the oracle; return a description of every mismatch."""
+    problems: list[str] = []
+    monitor = None
+    if vector.needs_monitor:
+        request = {"option": vector.option}
+        if vector.initial_state is not ABSENT:
+            request["state"] = vector.initial_state
+        monitor = oracle.create_monitor(request)
+    for index, step in enumerate(vector.steps):
+        try:
+            if step.op == RESUME_OP:
+                monitor, result = oracle.resume(monitor, vector.option)
+            elif step.op in MONITOR_OPS:
+                result = oracle.MONITOR_OPS[step.op](monitor, step.request())
+            else:
+                result = oracle.FUNCTION_OPS[step.op](step.request())
+            actual = {"result": oracle.normative(step.op, result)}
+        except oracle.OpError as error:
+            actual = {"error": error.code}
+        for difference in compare(step.expect, actual, f"$.steps[{index}].expect"):
+            problems.append(f"{vector.id}: {difference}")
+    return problems
+
+
+def test_every_vector_replays() -> None:
+    problems = [p for f in files() for v in f.vectors for p in replay(v)]
+    assert not problems, "\n".join(problems[:20])
+
+
+def test_replay_detects_an_edited_expectation() -> None:
+    vector = next(v for f in files() for v in f.vectors if v.id == "facts/fanout-repeat-three")
+    edited = json.loads(json.dumps(vector.to_json()))
+    last = edited["steps"][-1]["expect"]["result"]
+    last["verdict"]["action"] = "observe"
+    from doomloop_kit.generators.format import Vector
+
+    problems = replay(Vector.from_json(edited))
+    assert problems and "$.steps[" in problems[0] and ".verdict.action" in problems[0]
+
+
+def test_manifest_matches_files() -> None:
+    manifest = load_manifest(ROOT)
+    listed = {entry["path"] for entry in manifest["files"]}
+    on_disk = {
+        f"{p.parent.name}/{p.name}"
+        for kind in ("curated", "generated")
+        for p in (ROOT / kind).glob("*.json")
+    }
+    assert listed == on_disk
+    total = 0
+    for entry in manifest["files"]:
+        raw = (ROOT / entry["path"]).read_bytes()
+        assert hashlib.sha256(raw).hexdigest() == entry["sha256"], entry["path"]
+        data = json.loads(raw)
+        assert len(data["vectors"]) == entry["vectors"]
+        assert (data["kind"], data["family"]) == (entry["kind"], entry["family"])
+        total += entry["vectors"]
+    assert total == manifest["vectors"]
+
+
+def test_ids_unique_and_in_family() -> None:
+    ids = [v.id for f in files() for v in f.vectors]
+    assert len(ids) == len(set(ids))
+    for f in files():
+        assert all(v.id.startswith(f.family + "/") for v in f.vectors)
+
+
+def test_features_are_computed_from_inputs() -> None:
+    for f in files():
+        for v in f.vectors:
+            computed = set(build.features_of_vector(v))
+            declared = set(v.features)
+            assert declared - computed <= build.DECLARED_ONLY_FEATURES, v.id
+            assert computed <= declared, v.id
+            assert v.features == sorted(v.features)
+            assert set(v.features) <= set(wire.FEATURES)
+
+
+def _spec_ids() -> set[str]:
+    text = "\n".join(p.read_text(encoding="utf-8") for p in (REPO / "spec").glob("*.md"))
+    return set(re.findall(r'<a id="([A-Z]+-\d+)">', text)) | set(
+        re.findall(r"\*\*([A-Z]+-\d+)\*\*", text)
+    )
+
+
+def test_every_cited_spec_id_exists() -> None:
+    known = _spec_ids()
+    missing = sorted(
+        {(v.id, s) for f in files() for v in f.vectors for s in v.spec if s not in known}
+    )
+    assert not missing, missing[:20]
+
+
+def test_every_curated_vector_cites_and_describes() -> None:
+    for f in files():
+        if f.kind == "curated":
+            for v in f.vectors:
+                assert v.spec and len(v.description) > 20, v.id
+
+
+def test_option_present_iff_monitor_needed() -> None:
+    for f in files():
+        for v in f.vectors:
+            assert (v.option is not ABSENT) == v.needs_monitor, v.id
+
+
+def test_size_and_coverage() -> None:
+    manifest = load_manifest(ROOT)
+    size = sum((ROOT / e["path"]).stat().st_size for e in manifest["files"])
+    assert size < 10_000_000
+    generated = [e for e in manifest["files"] if e["kind"] == "generated"]
+    assert sum(e["vectors"] for e in generated) >= 2000
+    assert all(e["vectors"] > 0 for e in manifest["files"])
+    reached: set[str] = set()
+    for f in files():
+        if f.kind != "generated":
+            continue
+        for v in f.vectors:
+            for step in v.steps:
+                result = step.expect.get("result")
+                if isinstance(result, dict):
+                    verdict = result.get("verdict", result)
+                    if isinstance(verdict, dict) and isinstance(verdict.get("action"), str):
+                        reached.add(verdict["action"])
+    assert reached >= {"observe", "steer", "escalate", "block", "stop"}
+
+
+@pytest.mark.parametrize("path", ["curated/facts.json", "generated/repeat.json"])
+def test_files_parse(path: str) -> None:
+    assert load_vector_file(ROOT / path).vectors
