@@ -15,6 +15,7 @@ with that state, ``close`` of the old session).
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -115,17 +116,25 @@ class VectorRun:
         self.exchanges: list[Exchange] = []
         self.step_exchange: list[Exchange | None] = [None] * len(vector.steps)
         self.closes: list[Exchange] = []
+        self._generator: Iterator[Exchange] | None = None
+        self._waiting: Exchange | None = None
+        self._stop: _Stop | None = None
 
     def _send(self, request: dict[str, Any]) -> Exchange:
         exchange = self.harness.send(request)
         self.exchanges.append(exchange)
         return exchange
 
-    def _create(self, state: Any) -> str:
+    def _create(self, state: Any) -> Exchange:
         request: dict[str, Any] = {"op": "create", "option": self.vector.option}
         if state is not vformat.ABSENT:
             request["state"] = state
-        response = self.harness.receive(self._send(request))
+        return self._send(request)
+
+    @staticmethod
+    def _session_of(exchange: Exchange) -> str:
+        response = exchange.response
+        assert response is not None
         if "error" in response:
             error = response["error"]
             raise _Stop("create-failed", f"create answered {error['code']}: {error['message']}")
@@ -137,32 +146,74 @@ class VectorRun:
         session: str = result["session"]
         return session
 
+    # -- driving -------------------------------------------------------------------
+    #
+    # ``_requests`` is a generator: it sends requests and yields each exchange
+    # whose answer it needs before it can go on. ``advance`` runs it until it
+    # waits on an unanswered exchange, so that a scheduler can keep several
+    # vectors in flight on one harness; ``run`` drives one vector alone.
+
+    @property
+    def waiting(self) -> Exchange:
+        """The exchange this vector waits for (valid after ``advance`` returned False)."""
+        assert self._waiting is not None
+        return self._waiting
+
+    def advance(self) -> bool:
+        """Send what can be sent; True when the vector is finished (then call ``finish``)."""
+        if self._generator is None:
+            self._generator = self._requests()
+        try:
+            while self._waiting is None or self._waiting.response is not None:
+                self._waiting = next(self._generator)
+        except StopIteration:
+            return True
+        except _Stop as stop:
+            self._stop = stop
+            return True
+        return False
+
+    def finish(self) -> Outcome:
+        """The verdict of a finished vector."""
+        outcome = self._judge()
+        stop = self._stop
+        if stop is not None and outcome.status == PASSED:
+            outcome = self._errored(stop.cause, stop.message, [], stop.step, stop.op)
+        return outcome
+
+    def fault_outcome(self, fault: HarnessFault) -> Outcome:
+        """The verdict when the harness broke while this vector was being answered."""
+        step = next(
+            (
+                index
+                for index, exchange in enumerate(self.step_exchange)
+                if exchange is not None and exchange.response is None
+            ),
+            None,
+        )
+        op = self.vector.steps[step].op if step is not None else None
+        outcome = self._errored(fault.cause, fault.message, fault.stderr, step, op)
+        outcome.fault = True
+        return outcome
+
+    def owns(self, exchange: Exchange | None) -> bool:
+        return exchange is not None and any(mine is exchange for mine in self.exchanges)
+
     def run(self) -> Outcome:
         try:
-            self._drive()
+            while not self.advance():
+                self.harness.receive(self.waiting)
         except HarnessFault as fault:
-            step = next(
-                (
-                    index
-                    for index, exchange in enumerate(self.step_exchange)
-                    if exchange is not None and exchange.response is None
-                ),
-                None,
-            )
-            op = self.vector.steps[step].op if step is not None else None
-            outcome = self._errored(fault.cause, fault.message, fault.stderr, step, op)
-            outcome.fault = True
-            return outcome
-        except _Stop as stop:
-            outcome = self._judge()
-            if outcome.status == PASSED:
-                outcome = self._errored(stop.cause, stop.message, [], stop.step, stop.op)
-            return outcome
-        return self._judge()
+            return self.fault_outcome(fault)
+        return self.finish()
 
-    def _drive(self) -> None:
+    def _requests(self) -> Iterator[Exchange]:
         steps = self.vector.steps
-        session = self._create(self.vector.initial_state) if self.vector.needs_monitor else None
+        session: str | None = None
+        if self.vector.needs_monitor:
+            created = self._create(self.vector.initial_state)
+            yield created
+            session = self._session_of(created)
         index = 0
         while index < len(steps):
             last: Exchange | None = None
@@ -175,21 +226,23 @@ class VectorRun:
             if session is not None and index == len(steps) and steps[-1].op != vformat.RESUME_OP:
                 last = self._close(session)
             assert last is not None
-            self.harness.receive(last)
+            yield last
             if steps[index - 1].op == vformat.RESUME_OP:
                 response = self.step_exchange[index - 1].response  # type: ignore[union-attr]
                 assert response is not None
                 if "error" in response:
-                    return  # judged below: getState failed
+                    return  # judged later: getState failed
                 blob = json.loads(json.dumps(response["result"]))
-                old, session = session, self._create(blob)
+                created = self._create(blob)
+                yield created
+                old, session = session, self._session_of(created)
                 assert old is not None
                 self._close(old)  # answered along with the next batch
                 if index == len(steps):
-                    assert session is not None
-                    self.harness.receive(self._close(session))
+                    yield self._close(session)
         for closing in self.closes:
-            self.harness.receive(closing)
+            if closing.response is None:
+                yield closing
 
     def _close(self, session: str) -> Exchange:
         exchange = self._send({"op": "close", "session": session})
@@ -233,6 +286,8 @@ class VectorRun:
                     result,
                     exchange,
                 )
+            if _same_text(step.expected_result, result):
+                continue  # identical JSON text: equal by the comparison rule, no need to walk
             differences = vformat.compare(step.expected_result, result)
             if differences:
                 first = differences[0]
@@ -312,6 +367,23 @@ class VectorRun:
         return Outcome(
             self.vector, self.file, ERRORED, error=error, transcript=self._transcript(upto)
         )
+
+
+def _same_text(expected: Any, actual: Any) -> bool:
+    """A fast sufficient test of equality: the same sorted JSON text.
+
+    Equal text implies equal values under the vector comparison rule (same
+    numbers, same code units, same members); unequal text proves nothing (3
+    vs 3.0), so :func:`~doomloop_kit.generators.format.compare` decides then.
+    """
+    try:
+        return _sorted_text(expected) == _sorted_text(actual)
+    except (TypeError, ValueError, RecursionError):
+        return False
+
+
+def _sorted_text(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"))
 
 
 def _clip(text: str) -> str:

@@ -348,6 +348,10 @@ class Harness:
             self._receive_next()
         return exchange.response
 
+    def oldest_pending(self) -> Exchange | None:
+        """The oldest request still unanswered (what a fault is charged to)."""
+        return self._pending[0] if self._pending else None
+
     def call(self, request: Mapping[str, Any]) -> dict[str, Any]:
         return self.receive(self.send(request))
 

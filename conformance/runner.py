@@ -14,6 +14,7 @@ not be carried out (bad arguments, unusable harness, restart budget spent),
 from __future__ import annotations
 
 import argparse
+import collections
 import fnmatch
 import hashlib
 import signal
@@ -39,7 +40,7 @@ from .execute import (
     XFAILED,
     XPASSED,
     Outcome,
-    run_vector,
+    VectorRun,
 )
 from .protocol import (
     DEFAULT_MAX_LINE_BYTES,
@@ -125,6 +126,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=DEFAULT_MAX_LINE_BYTES,
         metavar="N",
         help="longest response line accepted (default 64 MiB)",
+    )
+    parser.add_argument(
+        "--window",
+        type=int,
+        default=16,
+        metavar="N",
+        help="vectors in flight on the harness at once (default 16; 1 with --max-fail)",
     )
     parser.add_argument(
         "-x",
@@ -335,54 +343,108 @@ class Run:
             self.harness = None
 
     def outcomes(self, selected: list[tuple[str, vformat.Vector]]) -> Iterator[Outcome]:
-        """Run the selection; yields one outcome per vector (not-run ones included)."""
-        max_fail = self.args.max_fail
-        for position, (label, vector) in enumerate(selected):
-            if self.tally.aborted is not None:
-                yield Outcome(vector, label, NOT_RUN)
-                continue
-            if max_fail is not None and self.tally.failed_total >= max_fail:
-                self.tally.aborted = f"stopped after {max_fail} failed vector(s) (--max-fail)"
-                yield Outcome(vector, label, NOT_RUN)
-                continue
-            missing = sorted(set(vector.features) - self.features)
-            if missing:
-                yield Outcome(vector, label, SKIPPED, missing_features=missing)
-                continue
-            outcome = self._run_one(label, vector, position)
-            yield outcome
+        """Run the selection; yield one outcome per vector, in selection order.
 
-    def _run_one(self, label: str, vector: vformat.Vector, position: int) -> Outcome:
-        if self.harness is None:
-            self.tally.restarts += 1
-            try:
-                self.start_harness()
-            except ProtocolMismatch as mismatch:
-                self.tally.aborted = f"the restarted harness is unusable: {mismatch}"
-                return Outcome(vector, label, NOT_RUN)
-            except HarnessFault as fault:
-                outcome = Outcome(
-                    vector,
-                    label,
-                    ERRORED,
-                    error={
-                        "cause": "handshake",
-                        "message": f"restarting the harness failed: {fault}",
-                        "stderr": fault.stderr,
-                    },
-                )
-                self._after_fault()
-                return outcome
+        Up to ``--window`` vectors are in flight on the harness at once: while
+        one waits for an answer (its session id, a resume's state, its last
+        step) the next ones are already sent. When the harness breaks, the
+        vector that owns the oldest unanswered request is charged with the
+        fault; the other vectors in flight are innocent and run again on the
+        restarted harness. With ``--max-fail`` the window is 1, so that the run
+        stops exactly after N failures.
+        """
+        max_fail = self.args.max_fail
+        window = 1 if max_fail is not None else max(1, self.args.window)
+        todo: collections.deque[tuple[int, str, vformat.Vector]] = collections.deque(
+            (position, label, vector) for position, (label, vector) in enumerate(selected)
+        )
+        results: dict[int, Outcome] = {}
+        active: list[tuple[int, VectorRun]] = []
+        emitted = 0
+        while todo or active:
+            while len(active) < window and todo:
+                position, label, vector = todo.popleft()
+                if max_fail is not None and self.tally.failed_total >= max_fail:
+                    self.tally.aborted = f"stopped after {max_fail} failed vector(s) (--max-fail)"
+                if self.tally.aborted is not None:
+                    results[position] = Outcome(vector, label, NOT_RUN)
+                    continue
+                missing = sorted(set(vector.features) - self.features)
+                if missing:
+                    results[position] = Outcome(vector, label, SKIPPED, missing_features=missing)
+                    continue
+                if self.harness is None:
+                    failed = self._restart(vector, label)
+                    if failed is not None:
+                        results[position] = failed
+                        continue
+                assert self.harness is not None
+                run = VectorRun(self.harness, vector, label)
+                if run.advance():
+                    results[position] = run.finish()
+                else:
+                    active.append((position, run))
+            if active:
+                active = self._answer(active, todo, results)
+            while emitted in results:  # in selection order, as soon as possible
+                yield results.pop(emitted)
+                emitted += 1
+
+    def _answer(
+        self,
+        active: list[tuple[int, VectorRun]],
+        todo: collections.deque[tuple[int, str, vformat.Vector]],
+        results: dict[int, Outcome],
+    ) -> list[tuple[int, VectorRun]]:
+        """Receive the next answers; return the vectors still in flight."""
         assert self.harness is not None
-        outcome = run_vector(self.harness, vector, label)
-        if outcome.fault:
+        first = min(active, key=lambda item: item[1].waiting.request["id"])
+        try:
+            self.harness.receive(first[1].waiting)
+        except HarnessFault as fault:
+            culprit = self.harness.oldest_pending()
+            owner = next((item for item in active if item[1].owns(culprit)), first)
+            outcome = owner[1].fault_outcome(fault)
+            for position, run in reversed(active):  # innocent: run again after the restart
+                if run is not owner[1]:
+                    todo.appendleft((position, run.file, run.vector))
             harness = self.harness
             self.stop_harness(polite=False)
             # after the kill the stderr reader has seen everything the harness wrote
             if outcome.error is not None and harness.stderr_tail():
                 outcome.error["stderr"] = harness.stderr_tail()
+            results[owner[0]] = outcome
             self._after_fault()
-        return outcome
+            return []
+        still: list[tuple[int, VectorRun]] = []
+        for position, run in active:
+            if run.advance():
+                results[position] = run.finish()
+            else:
+                still.append((position, run))
+        return still
+
+    def _restart(self, vector: vformat.Vector, label: str) -> Outcome | None:
+        """Start a fresh harness after a fault; the outcome charged to ``vector`` if it fails."""
+        self.tally.restarts += 1
+        try:
+            self.start_harness()
+        except ProtocolMismatch as mismatch:
+            self.tally.aborted = f"the restarted harness is unusable: {mismatch}"
+            return Outcome(vector, label, NOT_RUN)
+        except HarnessFault as fault:
+            self._after_fault()
+            return Outcome(
+                vector,
+                label,
+                ERRORED,
+                error={
+                    "cause": "handshake",
+                    "message": f"restarting the harness failed: {fault}",
+                    "stderr": fault.stderr,
+                },
+            )
+        return None
 
     def _after_fault(self) -> None:
         if self.tally.restarts >= self.args.max_restarts:
@@ -418,6 +480,8 @@ def run(args: argparse.Namespace) -> int:
 def _run(args: argparse.Namespace, out: report.Console) -> int:
     if args.max_restarts < 0 or (args.max_fail is not None and args.max_fail < 1):
         raise UsageError("--max-restarts must be >= 0 and --max-fail >= 1")
+    if args.window < 1:
+        raise UsageError("--window must be >= 1")
     if args.timeout <= 0 or args.startup_timeout <= 0:
         raise UsageError("--timeout and --startup-timeout must be positive")
     vector_set = load_vectors(args.files, args.vectors)

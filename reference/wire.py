@@ -38,7 +38,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Final
 
-from .jsvalues import MAX_SAFE_INTEGER, UNDEFINED, JsBigInt, JsFunction, is_number
+from .jsvalues import MAX_SAFE_INTEGER, UNDEFINED, JsBigInt, JsFunction, is_number, to_double
 
 TAG: Final = "$js"
 
@@ -156,6 +156,10 @@ def encode(value: object) -> object:
 
 
 def _encode(value: object, stack: list[int]) -> object:
+    if is_number(value) and isinstance(value, int) and abs(value) > MAX_SAFE_INTEGER:
+        # the number JS holds for this literal (DATA-*): the nearest double or +/-Infinity
+        double = to_double(value)
+        value = int(double) if math.isfinite(double) else double
     if value is UNDEFINED:
         return {TAG: "undefined"}
     if isinstance(value, float) and (not math.isfinite(value) or _negative_zero(value)):

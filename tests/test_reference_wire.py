@@ -80,6 +80,14 @@ def test_encode_round_trip() -> None:
     assert json.loads(json.dumps(tagged)) == tagged
 
 
+def test_large_integers_echo_as_js_holds_them() -> None:
+    assert wire.encode([2**53 + 1, 10**400, -(10**400)]) == [
+        2**53,
+        {"$js": "number", "value": "Infinity"},
+        {"$js": "number", "value": "-Infinity"},
+    ]
+
+
 def test_features_of() -> None:
     assert wire.features_of({"a": [1, "x", None]}) == set()
     assert wire.features_of({"$js": "object", "value": {}}) == set()

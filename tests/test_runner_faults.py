@@ -74,6 +74,8 @@ def test_fault_costs_one_vector(
             "2" if fault == "hang" else "10",
             "--max-line-bytes",
             "1000000",
+            "--window",
+            "1",  # one vector at a time: the fault is charged to a known step
             *SMALL,
         ],
         tmp_path / "report.jsonl",
@@ -98,6 +100,26 @@ def test_fault_costs_one_vector(
     # two harness processes (one after a protocol fault), each with a grandchild
     assert len(pids) == (2 if fault == "internal-error" else 4)
     assert not _left_behind(pids), "processes left behind"
+
+
+@pytest.mark.parametrize("fault", ["crash", "garbage", "hang"])
+def test_fault_in_a_full_window_reruns_the_innocent(
+    root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fault: str
+) -> None:
+    """Vectors in flight when another vector's request breaks the harness run again."""
+    monkeypatch.setenv("FAULT_ONCE", str(tmp_path / "once"))
+    status, lines = support.run(
+        ["--vectors", str(root), "--port", support.fault(fault, 5), "--timeout", "2"],
+        tmp_path / "report.jsonl",
+    )
+    assert status == 1
+    vectors = [line for line in lines if line["type"] == "vector"]
+    selected = [v.id for f in support.fixtures.build_files().values() for v in f.vectors]
+    assert [line["id"] for line in vectors] == selected  # each once, in selection order
+    (errored,) = support.by_status(lines, "errored")
+    assert "request 5 " in errored["error"]["message"]
+    assert len(support.by_status(lines, "passed")) == len(selected) - 1
+    assert lines[-1]["restarts"] == 1
 
 
 @pytest.mark.parametrize(

@@ -103,7 +103,7 @@ func (m *Monitor) Config() *Config { return m.config }
 // the same round number. Calls whose key material cannot be canonicalized
 // are left out; the returned (informative) warnings say which.
 func (m *Monitor) DeclareRound(round float64, calls []ToolCall) []string {
-	grouped := map[string]map[string]struct{}{}
+	grouped := map[string]map[string]int{} // tool -> fingerprint -> position
 	var warnings []string
 	for i, call := range calls {
 		name := normalizeString(call.ToolName)
@@ -114,21 +114,20 @@ func (m *Monitor) DeclareRound(round float64, calls []ToolCall) []string {
 		}
 		group := grouped[name]
 		if group == nil {
-			group = map[string]struct{}{}
+			group = map[string]int{}
 			grouped[name] = group
 		}
 		if _, seen := group[string(h[:])]; !seen {
-			group[string(h[:])] = struct{}{}
+			group[string(h[:])] = 0
 		}
 	}
 	d := &declaredRound{round: round, sets: make(map[string]*fpSet, len(grouped))}
-	for name, members := range grouped {
-		list := make([]string, 0, len(members))
-		for fp := range members {
+	for name, index := range grouped {
+		list := make([]string, 0, len(index))
+		for fp := range index {
 			list = append(list, fp)
 		}
 		sort.Strings(list) // lowercase hex: byte order is code-unit order
-		index := make(map[string]int, len(list))
 		for i, fp := range list {
 			index[fp] = i
 		}

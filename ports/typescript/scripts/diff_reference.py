@@ -384,9 +384,13 @@ def monitor_script(g: Gen) -> list[dict[str, Any]]:
         steps[0]["state"] = g.blob()
     tools = r.sample(["read", "search", "__proto__", ""], r.randint(1, 2))
     paths = ["a", "b", "c", "z", "d"]
+    wide = r.random() < 0.2  # many distinct calls: exercises the pruning of stale per-call slots
+    if wide:
+        paths = [f"p{i}" for i in range(r.choice([20, 40, 80]))]
     round_no = 0
-    for _ in range(r.randint(1, 10)):
-        calls = [(r.choice(tools), {"path": r.choice(paths)}) for _ in range(r.randint(1, 4))]
+    for _ in range(r.randint(1, 10) if not wide else r.randint(5, 25)):
+        width = r.randint(1, 4) if not wide else r.randint(1, 30)
+        calls = [(r.choice(tools), {"path": r.choice(paths)}) for _ in range(width)]
         if r.random() < 0.1:
             calls.append((tools[0], {"n": {"$js": "bigint", "value": "1"}}))
         declared = r.random() < 0.7

@@ -673,10 +673,43 @@ interface ToolEntry {
   priorStreak: number;
   /** Cached `priorSet equals set` for the declared set object `set` of this round. */
   priorMatch: { set: readonly string[]; equal: boolean } | undefined;
+  /** The last fan-out message built for this tool (see cachedFanOutMessage). */
+  fanOutMessage: { set: readonly string[]; rounds: number; text: string } | undefined;
+}
+
+/**
+ * `score(S)` of MON-25: `priorStreak + 1` when the baseline's set equals `S`,
+ * else 1. A multi-member comparison is made once per declared set object and
+ * round, then reused (MON-56).
+ */
+function scoreSet(entry: ToolEntry, set: readonly string[]): number {
+  const prior = entry.priorSet;
+  if (prior === undefined) return 1;
+  if (set.length === 1) return prior.length === 1 && prior[0] === set[0] ? entry.priorStreak + 1 : 1;
+  let match = entry.priorMatch;
+  if (match === undefined || match.set !== set) {
+    match = { set, equal: sameList(prior, set) };
+    entry.priorMatch = match;
+  }
+  return match.equal ? entry.priorStreak + 1 : 1;
+}
+
+/**
+ * Every member of a repeated fan-out gets the same message (MSG-04), so it is
+ * built once per tool, set and round count rather than once per call.
+ */
+function cachedFanOutMessage(entry: ToolEntry, toolName: string, rounds: number, set: readonly string[]): string {
+  const cached = entry.fanOutMessage;
+  if (cached !== undefined && cached.set === set && cached.rounds === rounds) return cached.text;
+  const text = fanOutMessage(toolName, rounds, set);
+  entry.fanOutMessage = { set, rounds, text };
+  return text;
 }
 
 /** One call's per-call streak, for the current and the previous epoch of its tool. */
 interface CallSlot {
+  /** The fingerprint this slot is keyed by (the very string instance). */
+  fp: string;
   epoch: number;
   count: number;
   prevEpoch: number;
@@ -696,6 +729,7 @@ function newEntry(fp: string): ToolEntry {
     priorSet: undefined,
     priorStreak: 0,
     priorMatch: undefined,
+    fanOutMessage: undefined,
   };
 }
 
@@ -796,7 +830,12 @@ export class DoomLoopMonitor {
         members = new Map<string, string>();
         grouped.set(call.toolName, members);
       }
-      if (!members.has(fingerprint)) members.set(fingerprint, fingerprint);
+      if (!members.has(fingerprint)) {
+        // Share the string instance the tool's per-call slot is keyed by, so
+        // that recording the call finds its slot by identity (cheap lookups).
+        const instance = this.tools.get(call.toolName)?.slots.get(fingerprint)?.fp ?? fingerprint;
+        members.set(instance, instance);
+      }
     });
     const sets = new Map<string, readonly string[]>();
     for (const [toolName, members] of grouped) {
@@ -913,32 +952,18 @@ export class DoomLoopMonitor {
       else if (slot.epoch === epoch && slot.prevEpoch === epoch - 1) priorCount = slot.prevCount;
     }
 
-    const single = [fp];
-    const score = (set: readonly string[]): number => {
-      // MON-25, with the multi-member comparison made once per round (MON-56).
-      const prior = entry.priorSet;
-      if (prior === undefined) return 1;
-      if (set.length === 1) return prior.length === 1 && prior[0] === set[0] ? entry.priorStreak + 1 : 1;
-      let match = entry.priorMatch;
-      if (match === undefined || match.set !== set) {
-        match = { set, equal: sameList(prior, set) };
-        entry.priorMatch = match;
-      }
-      return match.equal ? entry.priorStreak + 1 : 1;
-    };
-
     const callStreak = priorCount + 1; // MON-26
-    const callSet = member && declared !== undefined ? declared : single; // MON-27
-    const roundStreak = score(callSet);
-    const roundSet = declared ?? single; // MON-28
+    const callSet = member && declared !== undefined ? declared : [fp]; // MON-27
+    const roundStreak = scoreSet(entry, callSet);
+    const roundSet = declared ?? callSet; // MON-28
 
     // MON-29 … MON-33: the new entry (updated in place).
     entry.fingerprint = declared !== undefined && !member && prev !== undefined ? prev.fingerprint : fp;
     entry.round = round;
     entry.roundSet = roundSet;
-    entry.streak = score(roundSet);
+    entry.streak = scoreSet(entry, roundSet);
     if (slot === undefined) {
-      slot = { epoch, count: callStreak, prevEpoch: -1, prevCount: 0 };
+      slot = { fp, epoch, count: callStreak, prevEpoch: -1, prevCount: 0 };
       entry.slots.set(fp, slot);
       entry.width += 1;
     } else if (slot.epoch !== epoch) {
@@ -961,7 +986,7 @@ export class DoomLoopMonitor {
     if (action !== undefined) {
       let message: string; // MSG-04
       if (callStreak > roundStreak || !member) message = repeatedCallMessage(toolName);
-      else if (callSet.length > 1) message = fanOutMessage(toolName, roundStreak, callSet);
+      else if (callSet.length > 1) message = cachedFanOutMessage(entry, toolName, roundStreak, callSet);
       else message = identicalArgumentsMessage(toolName, roundStreak, fp);
       record.verdict = { detector, action, streak, fingerprint: fp, toolName, message };
     }
@@ -1046,7 +1071,7 @@ function restoredEntry(value: Record<string, unknown>, record: TextStreak): Tool
   const keep = (fingerprint: string, count: number): void => {
     const slot = entry.slots.get(fingerprint);
     if (slot === undefined) {
-      entry.slots.set(fingerprint, { epoch: 0, count, prevEpoch: -1, prevCount: 0 });
+      entry.slots.set(fingerprint, { fp: fingerprint, epoch: 0, count, prevEpoch: -1, prevCount: 0 });
       entry.width += 1;
     } else {
       slot.count = count; // a duplicated round-set member yields one key (STATE-25)

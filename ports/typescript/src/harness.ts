@@ -10,9 +10,9 @@
  * be tested with the same harness (pass `--without-feature json-own-members`
  * for an implementation that tests presence with JS `in`).
  *
- * Every input line gets exactly one output line, in order. Bad input never
- * crashes the process; stderr is free-form logging. End of stdin ends the
- * process with status 0.
+ * Every non-blank input line gets exactly one output line, in order. Bad
+ * input never crashes the process; stderr is free-form logging. End of stdin
+ * ends the process with status 0.
  */
 
 import { readFileSync } from 'node:fs';

@@ -205,7 +205,8 @@ export class Dispatcher {
       return { id, result };
     } catch (error) {
       if (error instanceof OpError) return { id, error: { code: error.code, message: error.message } };
-      return { id, error: { code: 'internal', message: `internal error: ${describe(error)}` } };
+      const kind = error instanceof Error ? error.name : typeof error;
+      return { id, error: { code: 'internal', message: `${kind}: ${describe(error)}` } };
     }
   }
 

@@ -22,6 +22,7 @@ func run(stdin io.Reader, stdout, stderr io.Writer) int {
 	in := bufio.NewReaderSize(stdin, 1<<20)
 	out := bufio.NewWriterSize(stdout, 1<<16)
 	server := protocol.NewServer()
+	server.Log = stderr
 	for {
 		line, readErr := in.ReadBytes('\n')
 		if len(bytes.TrimSpace(line)) > 0 {

@@ -6,6 +6,7 @@ package protocol
 import (
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"runtime/debug"
 	"strconv"
@@ -64,6 +65,8 @@ func badRequest(format string, args ...any) *OpError {
 type Server struct {
 	sessions map[string]*doomloop.Monitor
 	next     int
+	// Log, when set, receives diagnostics (the stack of an internal error).
+	Log io.Writer
 }
 
 // NewServer returns a server with no sessions.
@@ -78,7 +81,10 @@ func (s *Server) HandleLine(line []byte) []byte {
 	result, opErr := func() (result any, opErr *OpError) {
 		defer func() {
 			if p := recover(); p != nil {
-				opErr = &OpError{Code: CodeInternal, Message: fmt.Sprintf("panic: %v\n%s", p, debug.Stack())}
+				opErr = &OpError{Code: CodeInternal, Message: fmt.Sprintf("panic: %v", p)}
+				if s.Log != nil {
+					fmt.Fprintf(s.Log, "internal error: %v\n%s\n", p, debug.Stack())
+				}
 			}
 		}()
 		parsed, err := doomloop.ParseJSON(line)

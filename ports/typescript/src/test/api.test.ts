@@ -177,3 +177,22 @@ describe('restore (§10.2)', () => {
     assert.equal(JSON.stringify(monitor.getState()), before);
   });
 });
+
+describe('per-call evidence over many changing rounds (MON-26, MON-33)', () => {
+  it('keeps counting a repeated call while the others change, and persists only the last round', async () => {
+    const monitor = new DoomLoopMonitor(resolveDoomLoopOption({ ladder: { observe: false, block: false, stop: false } }));
+    let last = await monitor.recordToolCall('t', { p: 'same' }, 0);
+    for (let round = 1; round <= 60; round += 1) {
+      const width = 1 + ((round * 7) % 40);
+      for (let index = 0; index < width; index += 1) await monitor.recordToolCall('t', { p: `${round}-${index}` }, round);
+      last = await monitor.recordToolCall('t', { p: 'same' }, round);
+      if (round % 3 === 0) assert.equal((await monitor.recordToolCall('t', { p: 'same' }, round)).duplicateInRound, true);
+    }
+    assert.equal(last.streak, 61);
+    const counts = monitor.getState().tools.t?.callStreaks ?? {};
+    const width = 1 + ((60 * 7) % 40);
+    assert.equal(Object.keys(counts).length, width + 1);
+    assert.equal(counts[last.fingerprint], 61);
+    assert.equal(Object.values(counts).filter((count) => count === 1).length, width);
+  });
+});

@@ -1,0 +1,87 @@
+package main
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	doomloop "doomloop.invalid/ports/go"
+)
+
+// session runs the harness over the given request lines and returns one
+// decoded response per non-blank line.
+func session(t *testing.T, lines ...string) []map[string]any {
+	t.Helper()
+	var out, errs bytes.Buffer
+	if code := run(strings.NewReader(strings.Join(lines, "\n")), &out, &errs); code != 0 {
+		t.Fatalf("exit %d, stderr %s", code, errs.String())
+	}
+	var responses []map[string]any
+	for _, line := range strings.Split(strings.TrimRight(out.String(), "\n"), "\n") {
+		v, err := doomloop.ParseJSON([]byte(line))
+		if err != nil {
+			t.Fatalf("response %q is not JSON: %v", line, err)
+		}
+		responses = append(responses, v.(map[string]any))
+	}
+	return responses
+}
+
+func code(r map[string]any) string {
+	e, _ := r["error"].(map[string]any)
+	c, _ := e["code"].(string)
+	return c
+}
+
+func TestHandshake(t *testing.T) {
+	r := session(t, `{"id":0,"op":"hello","protocol":1}`, `{"id":1,"op":"hello","protocol":2}`)
+	result := r[0]["result"].(map[string]any)
+	impl := result["implementation"].(map[string]any)
+	if impl["name"] != "doomloop-kit-go-port" || impl["language"] != "go" || result["protocol"] != 1.0 {
+		t.Fatalf("hello: %v", r[0])
+	}
+	if code(r[1]) != "unsupported-protocol" || r[1]["id"] != 1.0 {
+		t.Fatalf("protocol 2: %v", r[1])
+	}
+}
+
+func TestBadInputNeverStopsTheHarness(t *testing.T) {
+	deep := strings.Repeat("[", 200000) + strings.Repeat("]", 200000)
+	r := session(t,
+		`not json`,
+		`[1,2]`,
+		`{"op":"hello","protocol":1}`,
+		`{"id":"x","op":"hello"}`,
+		`{"id":3,"op":"frobnicate"}`,
+		`{"id":4,"op":"getState","session":"nope"}`,
+		`{"id":5,"op":"getState"}`,
+		`{"id":6,"op":"canonicalize"}`,
+		`{"id":7,"op":"canonicalize","value":{"$js":"ref","up":9}}`,
+		`{"id":8,"op":"canonicalize","value":`+deep+`}`,
+		`{"id":9,"op":"canonicalize","value":{"$js":"nest","depth":1000000000,"value":0}}`,
+		`{"id":10,"op":"canonicalize","value":{"$js":"bigint","value":"1"}}`,
+		`{"id":11,"op":"create","option":false}`,
+		`{"id":12,"op":"create","option":true}`,
+		`{"id":13,"op":"recordToolCall","session":"s1","toolName":7,"keyMaterial":{},"round":0}`,
+		`{"id":14,"op":"restore","session":"s1","state":[1]}`,
+		`{"id":15,"op":"close","session":"s1"}`,
+		`{"id":16,"op":"close","session":"s1"}`,
+		`   `,
+		`{"id":17,"op":"canonicalize","value":"\ud800"}`,
+	)
+	want := []string{"bad-request", "bad-request", "bad-request", "bad-request", "unknown-op",
+		"unknown-session", "bad-request", "bad-request", "bad-request", "bad-request", "bad-request",
+		"canonicalization", "bad-request", "", "bad-request", "", "", "unknown-session", ""}
+	if len(r) != len(want) {
+		t.Fatalf("%d responses for %d requests", len(r), len(want))
+	}
+	for i, w := range want {
+		if got := code(r[i]); got != w {
+			t.Errorf("response %d: code %q, want %q (%v)", i, got, w, r[i])
+		}
+	}
+	lone, _ := doomloop.ParseJSON([]byte(`"\"\\ud800\""`))
+	if s := r[len(r)-1]["result"]; s != lone {
+		t.Errorf("lone surrogate round trip: %v", s)
+	}
+}

@@ -1,0 +1,644 @@
+"""Mutation testing of the Python reference against the committed vectors alone.
+
+    .venv/bin/python tests/mutation/run.py [--workers 2] [--module monitor] [--no-write]
+
+Mutants come from Cosmic Ray's operators (``cosmic_ray.plugins``: every
+operator that takes no arguments, occurrence by occurrence, exactly as
+``cosmic-ray init`` enumerates them). They are *executed* here rather than by
+``cosmic-ray exec``: that command writes each mutant over the source file in
+place and starts a fresh interpreter per mutant, which would disturb anyone
+else working in the tree and costs ~1 s of start-up per mutant. Instead this
+script loads the vectors once, then forks one child per mutant (at most
+``--workers`` at a time); the child removes the reference modules (and the
+oracle that binds them) from ``sys.modules``, imports them again with the
+one mutated module served from memory, and replays every vector with
+:mod:`replay` until the first mismatch. Nothing on disk changes.
+
+Outcomes: *killed* (a step differs or the replay crashes), *timeout*
+(counted as killed, as Cosmic Ray does), *survived*. A survivor listed in
+``equivalents.toml`` (matched on module, operator, column and the text of
+the original line, so an edit of that line makes the entry stale) is
+*equivalent*. The score is killed / (mutants - equivalent).
+
+Excluded from mutation, because they carry no behaviour: docstrings, type
+annotations (every module has ``from __future__ import annotations``, so
+they are never evaluated), module-level type aliases (``X = Literal[...]``,
+``Callable[...]``, unions of those), ``__repr__`` methods, ``__all__`` and
+``if TYPE_CHECKING:`` blocks.
+
+Writes ``tests/mutation/REPORT.md`` and ``tests/mutation/results.json``.
+Exit status: 0 when the score meets ``--target`` (default 0.95) and every
+survivor is triaged, else 1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import contextlib
+import difflib
+import importlib.abc
+import importlib.util
+import json
+import os
+import select
+import signal
+import sys
+import tempfile
+import time
+import tomllib
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parents[1]
+REFERENCE = REPO / "reference"
+PACKAGE = "doomloop_kit.reference"
+sys.path.insert(0, str(HERE))
+
+import replay  # noqa: E402
+
+TYPE_NAMES = {"Literal", "Callable", "TypeVar", "TypeAlias", "Union", "Optional"}
+
+
+# -- what is mutated --------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Mutant:
+    module: str  # e.g. "monitor"
+    operator: str  # Cosmic Ray operator name
+    occurrence: int
+    line: int
+    col: int
+    end: tuple[int, int]
+    code: str  # the original line, stripped
+
+    @property
+    def path(self) -> str:
+        return f"reference/{self.module}.py"
+
+    @property
+    def key(self) -> str:
+        return f"{self.path}:{self.line}:{self.col} {self.operator}"
+
+
+@dataclass
+class Outcome:
+    mutant: Mutant
+    status: str  # killed | timeout | survived | equivalent
+    detail: str = ""
+    seconds: float = 0.0
+    mutated_line: str = ""
+    why: str = ""
+
+
+def _char_col(lines: list[str], line: int, byte_col: int) -> int:
+    """ast column offsets count UTF-8 bytes; parso's count characters."""
+    text = lines[line - 1] if 0 < line <= len(lines) else ""
+    return len(text.encode("utf-8")[:byte_col].decode("utf-8", "replace"))
+
+
+def _span(node: ast.AST, lines: list[str]) -> tuple[tuple[int, int], tuple[int, int]]:
+    start = (node.lineno, _char_col(lines, node.lineno, node.col_offset))  # type: ignore[attr-defined]
+    end_line = node.end_lineno or node.lineno  # type: ignore[attr-defined]
+    end = (end_line, _char_col(lines, end_line, node.end_col_offset or 0))  # type: ignore[attr-defined]
+    return start, end
+
+
+def _is_type_expression(node: ast.AST) -> bool:
+    names = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+    return bool(names & TYPE_NAMES)
+
+
+def excluded_spans(source: str) -> list[tuple[tuple[int, int], tuple[int, int], str]]:
+    """Regions without behaviour: (start, end, why)."""
+    tree = ast.parse(source)
+    lines = source.splitlines()
+    spans: list[tuple[tuple[int, int], tuple[int, int], str]] = []
+
+    def add(node: ast.AST | None, why: str) -> None:
+        if node is not None:
+            spans.append((*_span(node, lines), why))
+
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
+            body = node.body
+            if (
+                body
+                and isinstance(body[0], ast.Expr)
+                and isinstance(body[0].value, ast.Constant)
+                and isinstance(body[0].value.value, str)
+            ):
+                add(body[0], "docstring")
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            if node.name == "__repr__":
+                add(node, "__repr__")
+            add(node.returns, "annotation")
+            arguments = node.args
+            for arg in [
+                *arguments.posonlyargs,
+                *arguments.args,
+                *arguments.kwonlyargs,
+                arguments.vararg,
+                arguments.kwarg,
+            ]:
+                if arg is not None:
+                    add(arg.annotation, "annotation")
+        if isinstance(node, ast.AnnAssign):
+            add(node.annotation, "annotation")
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            add(node, "TYPE_CHECKING")
+        # a docstring-like string after an assignment (attribute docs)
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
+            if isinstance(node.value.value, str):
+                add(node, "docstring")
+    for statement in tree.body:
+        if isinstance(statement, ast.Assign):
+            targets = [t.id for t in statement.targets if isinstance(t, ast.Name)]
+            if "__all__" in targets:
+                add(statement, "__all__")
+            elif _is_type_expression(statement.value):
+                add(statement, "type alias")
+    return spans
+
+
+def _inside(position: tuple[int, int], span: tuple[tuple[int, int], tuple[int, int], str]) -> bool:
+    start, end, _ = span
+    return start <= position < end
+
+
+def enumerate_mutants(modules: list[str] | None = None) -> tuple[list[Mutant], Counter[str]]:
+    """Every mutant Cosmic Ray's no-argument operators make, minus the excluded regions."""
+    import cosmic_ray.plugins
+    from cosmic_ray.ast import ast_nodes, get_ast
+
+    operators = []
+    for name in cosmic_ray.plugins.operator_names():
+        operator_class = cosmic_ray.plugins.get_operator(name)
+        if not operator_class.arguments():
+            operators.append((name, operator_class()))
+    mutants: list[Mutant] = []
+    excluded: Counter[str] = Counter()
+    for path in sorted(REFERENCE.glob("*.py")):
+        if modules and path.stem not in modules:
+            continue
+        source = path.read_text(encoding="utf-8")
+        lines = source.splitlines()
+        spans = excluded_spans(source)
+        tree = get_ast(source)
+        for name, operator in operators:
+            positions = (
+                (start, end) for node in ast_nodes(tree) for start, end in operator.mutation_positions(node)
+            )
+            for occurrence, (start, end) in enumerate(positions):
+                hit = next((span for span in spans if _inside(tuple(start), span)), None)
+                if hit is not None:
+                    excluded[hit[2]] += 1
+                    continue
+                mutants.append(
+                    Mutant(
+                        path.stem,
+                        name,
+                        occurrence,
+                        start[0],
+                        start[1],
+                        tuple(end),
+                        lines[start[0] - 1].strip(),
+                    )
+                )
+    return mutants, excluded
+
+
+def mutated_source(mutant: Mutant) -> str | None:
+    from cosmic_ray.mutating import mutate_code
+    import cosmic_ray.plugins
+
+    operator = cosmic_ray.plugins.get_operator(mutant.operator)()
+    source = (REFERENCE / f"{mutant.module}.py").read_text(encoding="utf-8")
+    result: str | None = mutate_code(source, operator, mutant.occurrence)
+    return result
+
+
+def mutated_line(mutant: Mutant) -> str:
+    """The mutated form of the mutant's lines (what the diff adds)."""
+    code = mutated_source(mutant)
+    if code is None:
+        return "(no mutation)"
+    original = (REFERENCE / f"{mutant.module}.py").read_text(encoding="utf-8").splitlines()
+    added = [
+        line[1:].strip()
+        for line in difflib.unified_diff(original, code.splitlines(), lineterm="", n=0)
+        if line.startswith("+") and not line.startswith("+++")
+    ]
+    return " / ".join(added) or "(same text)"
+
+
+# -- running one mutant -------------------------------------------------------------
+
+
+class _SourceLoader(importlib.abc.Loader):
+    def __init__(self, code: str, origin: str) -> None:
+        self.code = code
+        self.origin = origin
+
+    def create_module(self, spec: Any) -> None:
+        return None
+
+    def exec_module(self, module: Any) -> None:
+        exec(compile(self.code, self.origin, "exec"), module.__dict__)
+
+
+class _MutantFinder(importlib.abc.MetaPathFinder):
+    def __init__(self, fullname: str, code: str, origin: str, package: bool) -> None:
+        self.fullname, self.code, self.origin, self.package = fullname, code, origin, package
+
+    def find_spec(self, fullname: str, path: Any, target: Any = None) -> Any:
+        if fullname != self.fullname:
+            return None
+        return importlib.util.spec_from_file_location(
+            fullname,
+            self.origin,
+            loader=_SourceLoader(self.code, self.origin),
+            submodule_search_locations=[str(REFERENCE)] if self.package else None,
+        )
+
+
+def _swap_in(module: str, code: str | None) -> None:
+    """Forget the reference and the oracle; serve ``module`` from ``code`` on re-import."""
+    for name in list(sys.modules):
+        if name.startswith(PACKAGE) or name == "doomloop_kit.generators.oracle":
+            del sys.modules[name]
+            parent, _, child = name.rpartition(".")
+            if parent in sys.modules and hasattr(sys.modules[parent], child):
+                delattr(sys.modules[parent], child)  # `from pkg import mod` reads this first
+    if code is not None:
+        package = module == "__init__"
+        fullname = PACKAGE if package else f"{PACKAGE}.{module}"
+        sys.meta_path.insert(
+            0, _MutantFinder(fullname, code, str(REFERENCE / f"{module}.py"), package)
+        )
+
+
+def _child(mutant: Mutant | None, prepared: replay.Prepared, write_fd: int) -> None:
+    """In the forked child: apply the mutant, replay, report through the pipe, exit."""
+    status, message = 3, ""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, 1)
+        os.dup2(devnull, 2)
+        code = None
+        if mutant is not None:
+            code = mutated_source(mutant)
+            if code is None:
+                raise RuntimeError("Cosmic Ray made no mutation at this occurrence")
+        _swap_in(mutant.module if mutant else "", code)
+        problem = replay.first_mismatch(prepared)
+        status, message = (0, "") if problem is None else (1, problem)
+    except BaseException as error:  # a crash is a failed replay: the mutant is killed
+        status, message = 2, f"replay crashed: {type(error).__name__}: {error}"
+    finally:
+        with contextlib.suppress(BaseException):
+            os.write(write_fd, message[:400].encode("utf-8", "replace"))
+        os._exit(status)
+
+
+@dataclass
+class _Running:
+    mutant: Mutant | None
+    read_fd: int
+    started: float
+    chunks: list[bytes] = field(default_factory=list)
+
+
+def run_mutants(
+    mutants: list[Mutant | None],
+    prepared: replay.Prepared,
+    workers: int,
+    timeout: float,
+    progress: bool = True,
+) -> list[tuple[Mutant | None, int | None, str, float]]:
+    """Run each mutant in a forked child; (mutant, exit status or None on timeout, message, s)."""
+    pending = list(mutants)
+    running: dict[int, _Running] = {}
+    done: list[tuple[Mutant | None, int | None, str, float]] = []
+    total = len(mutants)
+    reported = 0
+    while pending or running:
+        while pending and len(running) < workers:
+            mutant = pending.pop(0)
+            read_fd, write_fd = os.pipe()
+            pid = os.fork()
+            if pid == 0:
+                os.close(read_fd)
+                _child(mutant, prepared, write_fd)
+            os.close(write_fd)
+            running[pid] = _Running(mutant, read_fd, time.perf_counter())
+        readable, _, _ = select.select([r.read_fd for r in running.values()], [], [], 0.05)
+        for pid, item in list(running.items()):
+            if item.read_fd in readable:
+                data = os.read(item.read_fd, 4096)
+                if data:
+                    item.chunks.append(data)
+            finished, status = os.waitpid(pid, os.WNOHANG)
+            elapsed = time.perf_counter() - item.started
+            if finished:
+                with contextlib.suppress(OSError):
+                    while data := os.read(item.read_fd, 4096):
+                        item.chunks.append(data)
+                os.close(item.read_fd)
+                code = os.waitstatus_to_exitcode(status)
+                message = b"".join(item.chunks).decode("utf-8", "replace")
+                done.append((item.mutant, code, message, elapsed))
+                del running[pid]
+            elif elapsed > timeout:
+                os.kill(pid, signal.SIGKILL)
+                os.waitpid(pid, 0)
+                os.close(item.read_fd)
+                done.append((item.mutant, None, f"no result within {timeout:.0f}s", elapsed))
+                del running[pid]
+        if progress and len(done) != reported and (len(done) % 25 == 0 or len(done) == total):
+            reported = len(done)
+            print(f"\r  {reported}/{total} mutants run", end="", file=sys.stderr, flush=True)
+    if progress:
+        print(file=sys.stderr)
+    return done
+
+
+# -- triage -----------------------------------------------------------------------
+
+
+def load_equivalents(path: Path) -> list[dict[str, Any]]:
+    if not path.exists():
+        return []
+    with path.open("rb") as handle:
+        data = tomllib.load(handle)
+    entries: list[dict[str, Any]] = data.get("equivalent", [])
+    for index, entry in enumerate(entries):
+        for name in ("module", "operator", "col", "code", "why"):
+            if name not in entry:
+                raise SystemExit(f"{path}: equivalent[{index}] lacks {name!r}")
+    return entries
+
+
+def triage_of(mutant: Mutant, entries: list[dict[str, Any]]) -> dict[str, Any] | None:
+    for entry in entries:
+        if (
+            entry["module"] == mutant.path
+            and entry["operator"] == mutant.operator
+            and entry["col"] == mutant.col
+            and entry["code"] == mutant.code
+        ):
+            return entry
+    return None
+
+
+# -- report -----------------------------------------------------------------------
+
+
+def _short(operator: str) -> str:
+    return operator.removeprefix("core/")
+
+
+def write_outputs(summary: dict[str, Any], outcomes: list[Outcome], out_dir: Path) -> None:
+    survivors = [o for o in outcomes if o.status in ("survived", "equivalent")]
+    results = {
+        **summary,
+        "survivors": [
+            {
+                "mutant": o.mutant.key,
+                "module": o.mutant.path,
+                "line": o.mutant.line,
+                "col": o.mutant.col,
+                "operator": o.mutant.operator,
+                "original": o.mutant.code,
+                "mutated": o.mutated_line,
+                "triage": "equivalent" if o.status == "equivalent" else "UNTRIAGED",
+                "why": o.why,
+            }
+            for o in survivors
+        ],
+        "mutants": [
+            [o.mutant.path, o.mutant.line, o.mutant.col, o.mutant.operator, o.status, o.detail[:160]]
+            for o in outcomes
+        ],
+    }
+    totals = summary["totals"]
+    lines = [
+        "# Mutation testing of the reference against the committed vectors",
+        "",
+        "Generated by `.venv/bin/python tests/mutation/run.py --workers 2` "
+        "(do not edit by hand; machine-readable form: `results.json`).",
+        "",
+        "Each mutant of `reference/` (Cosmic Ray "
+        f"{summary['tool']['cosmicRay']} operators) is tested by replaying every committed "
+        f"vector ({summary['vectors']['vectors']} vectors, {summary['vectors']['steps']} steps) "
+        "through the mutated reference, stopping at the first mismatch "
+        "(`tests/mutation/replay.py`). The unit tests (`tests/test_reference_*.py`) are not used.",
+        "",
+        "| figure | value |",
+        "| --- | --- |",
+        f"| mutants | {totals['mutants']} |",
+        f"| killed by a mismatch | {totals['killedMismatch']} |",
+        f"| killed by a crash of the replay | {totals['killedCrash']} |",
+        f"| killed by timeout (> {summary['timeoutSeconds']:.0f} s) | {totals['timeout']} |",
+        f"| equivalent (triaged below) | {totals['equivalent']} |",
+        f"| survived, not triaged | {totals['survived']} |",
+        f"| **score** = killed / non-equivalent | **{totals['killed']} / {totals['nonEquivalent']} "
+        f"= {summary['score']:.2%}** |",
+        f"| excluded regions (no behaviour) | {summary['excludedMutants']} mutation sites: "
+        + ", ".join(f"{k} {v}" for k, v in sorted(summary["excluded"].items()))
+        + " |",
+        f"| one clean replay | {summary['replaySeconds']:.2f} s |",
+        f"| wall time of this run | {summary['wallSeconds']:.0f} s with {summary['workers']} workers |",
+        "",
+        "## Per module",
+        "",
+        "| module | mutants | killed | equivalent | survived | score |",
+        "| --- | --- | --- | --- | --- | --- |",
+    ]
+    for module, row in summary["perModule"].items():
+        lines.append(
+            f"| `{module}` | {row['mutants']} | {row['killed']} | {row['equivalent']} | "
+            f"{row['survived']} | {row['score']:.1%} |"
+        )
+    lines += ["", "## Surviving mutants", ""]
+    if not survivors:
+        lines.append("None.")
+    else:
+        lines += [
+            "Every mutant the vectors do not kill, with its triage. *Equivalent* means no "
+            "input a port can send changes an observable result; the argument is given. "
+            "Triage lives in `tests/mutation/equivalents.toml`.",
+            "",
+            "| where | mutation | original → mutated | triage |",
+            "| --- | --- | --- | --- |",
+        ]
+        for o in survivors:
+            original = o.mutant.code.replace("|", "\\|")
+            mutated = o.mutated_line.replace("|", "\\|")
+            triage = (
+                f"equivalent: {o.why}".replace("|", "\\|").replace("\n", " ")
+                if o.status == "equivalent"
+                else "**UNTRIAGED**"
+            )
+            lines.append(
+                f"| `{o.mutant.path}:{o.mutant.line}` | {_short(o.mutant.operator)} | "
+                f"`{original}` → `{mutated}` | {triage} |"
+            )
+    lines.append("")
+    _write_atomic(out_dir / "results.json", json.dumps(results, indent=1, ensure_ascii=False) + "\n")
+    _write_atomic(out_dir / "REPORT.md", "\n".join(lines))
+
+
+def _write_atomic(path: Path, text: str) -> None:
+    fd, name = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        os.replace(name, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(name)
+        raise
+
+
+# -- main -------------------------------------------------------------------------
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--workers", type=int, default=2, help="children at once (default 2)")
+    parser.add_argument("--module", action="append", help="only this reference module (repeatable)")
+    parser.add_argument("--target", type=float, default=0.95)
+    parser.add_argument("--no-write", action="store_true", help="print, write no report")
+    parser.add_argument("--list", action="store_true", help="list the mutants and stop")
+    parser.add_argument("--out", type=Path, default=HERE, help="where REPORT.md/results.json go")
+    args = parser.parse_args(argv)
+    if args.workers < 1:
+        parser.error("--workers must be >= 1")
+
+    import cosmic_ray
+
+    started = time.perf_counter()
+    mutants, excluded = enumerate_mutants(args.module)
+    if args.list:
+        for mutant in mutants:
+            print(f"{mutant.key}  {mutant.code}")
+        print(f"{len(mutants)} mutants; excluded {dict(excluded)}")
+        return 0
+    prepared = replay.load()
+    # Import everything the children re-use (jcs, parso's grammar) once, here.
+    from doomloop_kit.generators import format as _format  # noqa: F401
+    from doomloop_kit.generators import oracle as _oracle  # noqa: F401
+
+    mutated_source(mutants[0]) if mutants else None
+
+    clean = run_mutants([None], prepared, 1, timeout=600, progress=False)[0]
+    if clean[1] != 0:
+        print(f"the unmutated reference does not replay cleanly: {clean[2]}", file=sys.stderr)
+        return 2
+    replay_seconds = clean[3]
+    timeout = max(10.0, 10 * replay_seconds)
+    print(
+        f"{len(mutants)} mutants; clean replay {replay_seconds:.2f}s; timeout {timeout:.0f}s; "
+        f"{args.workers} workers",
+        file=sys.stderr,
+    )
+    raw = run_mutants(list(mutants), prepared, args.workers, timeout)
+    wall = time.perf_counter() - started
+
+    entries = load_equivalents(HERE / "equivalents.toml")
+    order = {m: i for i, m in enumerate(mutants)}
+    outcomes: list[Outcome] = []
+    for mutant, code, message, seconds in sorted(raw, key=lambda r: order[r[0]]):
+        assert mutant is not None
+        if code is None:
+            outcome = Outcome(mutant, "timeout", message, seconds)
+        elif code == 0:
+            triage = triage_of(mutant, entries)
+            outcome = Outcome(mutant, "survived", "", seconds, mutated_line(mutant))
+            if triage is not None:
+                outcome.status, outcome.why = "equivalent", " ".join(str(triage["why"]).split())
+        else:
+            kind = "killed" if code == 1 else "crash"
+            outcome = Outcome(mutant, kind, message, seconds)
+        outcomes.append(outcome)
+
+    counts = Counter(o.status for o in outcomes)
+    killed = counts["killed"] + counts["crash"] + counts["timeout"]
+    non_equivalent = len(outcomes) - counts["equivalent"]
+    score = killed / non_equivalent if non_equivalent else 1.0
+    per_module: dict[str, dict[str, Any]] = {}
+    for o in outcomes:
+        row = per_module.setdefault(
+            o.mutant.path, {"mutants": 0, "killed": 0, "equivalent": 0, "survived": 0}
+        )
+        row["mutants"] += 1
+        key = {"crash": "killed", "timeout": "killed"}.get(o.status, o.status)
+        row[key] += 1
+    for row in per_module.values():
+        denominator = row["mutants"] - row["equivalent"]
+        row["score"] = row["killed"] / denominator if denominator else 1.0
+    used = {id(triage_of(o.mutant, entries)) for o in outcomes if o.status == "equivalent"}
+    stale = [e for e in entries if id(e) not in used]
+    summary = {
+        "tool": {
+            "cosmicRay": getattr(cosmic_ray, "__version__", None) or _version("cosmic-ray"),
+            "python": sys.version.split()[0],
+            "execution": "fork per mutant, mutated module served from memory",
+        },
+        "command": ".venv/bin/python tests/mutation/run.py --workers 2",
+        "vectors": {
+            "vectors": len(prepared),
+            "steps": sum(len(v[3]) for v in prepared),
+        },
+        "totals": {
+            "mutants": len(outcomes),
+            "killed": killed,
+            "killedMismatch": counts["killed"],
+            "killedCrash": counts["crash"],
+            "timeout": counts["timeout"],
+            "equivalent": counts["equivalent"],
+            "survived": counts["survived"],
+            "nonEquivalent": non_equivalent,
+        },
+        "score": round(score, 4),
+        "target": args.target,
+        "excluded": dict(sorted(excluded.items())),
+        "excludedMutants": sum(excluded.values()),
+        "staleTriage": [f"{e['module']} {e['operator']} {e['code']}" for e in stale],
+        "replaySeconds": round(replay_seconds, 3),
+        "timeoutSeconds": timeout,
+        "wallSeconds": round(wall, 1),
+        "workers": args.workers,
+        "perModule": dict(sorted(per_module.items())),
+    }
+    print(
+        f"score {killed}/{non_equivalent} = {score:.2%}; equivalent {counts['equivalent']}, "
+        f"untriaged survivors {counts['survived']}, timeouts {counts['timeout']}; "
+        f"wall {wall:.0f}s",
+        file=sys.stderr,
+    )
+    for o in outcomes:
+        if o.status == "survived":
+            print(f"  SURVIVED {o.mutant.key}: {o.mutant.code}  ->  {o.mutated_line}")
+    for entry in stale:
+        print(f"  stale triage entry: {entry['module']} {entry['operator']} {entry['code']}")
+    if not args.no_write and not args.module:
+        write_outputs(summary, outcomes, args.out)
+    elif not args.no_write:
+        print("(a --module run writes no report)", file=sys.stderr)
+    return 0 if score >= args.target and counts["survived"] == 0 else 1
+
+
+def _version(distribution: str) -> str:
+    from importlib.metadata import version
+
+    return version(distribution)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
