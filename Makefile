@@ -1,14 +1,22 @@
 # The two jobs of the README, and the steps they are made of.
-#   make conformance   install, build the in-tree ports, run them against the vectors
+#   make conformance   install, build the in-tree ports, run each against the vectors
 #   make test          install everything and run every test
 # Every target installs what it needs: a fresh clone with ../shared beside it is enough.
 
-PYTHON ?= python3
-VENV   := .venv
-BIN    := $(VENV)/bin
-KIT    := $(BIN)/doomloop-kit
+PYTHON  ?= python3
+VENV    := .venv
+BIN     := $(VENV)/bin
+KIT     := $(BIN)/doomloop-kit
+REPORTS ?= .artifacts/reports
 
-.PHONY: install conformance test lint typecheck pytest vectors-check
+PORT_PYTHON := $(BIN)/python -m doomloop_kit.conformance.harnesses.python_reference
+PORT_TS     := node ports/typescript/dist/harness.js
+PORT_GO     := ports/go/bin/doomloop-harness
+
+.PHONY: install ports port-typescript port-go conformance conformance-reports test lint \
+        typecheck vectors-check test-typescript test-go pytest docs docs-serve
+
+# -- installation -------------------------------------------------------------
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -18,16 +26,65 @@ $(VENV)/.installed: pyproject.toml
 
 install: $(VENV)/.installed
 
+port-typescript:
+	npm ci --prefix ports/typescript --no-audit --no-fund
+	npm run build --prefix ports/typescript
+
+port-go:
+	cd ports/go && go build -o bin/doomloop-harness ./cmd/doomloop-harness
+
+ports: port-typescript port-go
+
+# -- the main job: conformance of the in-tree ports -----------------------------
+
+conformance: install ports
+	$(KIT) conformance run --port "$(PORT_PYTHON)"
+	$(KIT) conformance run --port "$(PORT_TS)"
+	$(KIT) conformance run --port "$(PORT_GO)"
+
+# The same runs, writing the JSON reports the docs matrix is built from; a
+# failing run prints its log and stops the build.
+define report
+	$(KIT) conformance run --progress lines --port "$(2)" --report-json $(REPORTS)/$(1).jsonl \
+		> $(REPORTS)/$(1).log 2>&1 || { cat $(REPORTS)/$(1).log; exit 1; }
+	tail -n 1 $(REPORTS)/$(1).log
+endef
+
+conformance-reports: install ports
+	rm -rf $(REPORTS) && mkdir -p $(REPORTS)
+	$(call report,python-reference,$(PORT_PYTHON))
+	$(call report,typescript,$(PORT_TS))
+	$(call report,go,$(PORT_GO))
+
+# -- every test -----------------------------------------------------------------
+
 lint: install
-	$(BIN)/ruff check reference generators conformance tests benchmarks
+	$(BIN)/ruff check reference generators conformance tests benchmarks docs ports/typescript/scripts
 	$(BIN)/ruff format --check reference
 
 typecheck: install
 	$(BIN)/mypy reference
 
-pytest: install
-	$(BIN)/python -m pytest --cov=doomloop_kit.reference --cov-branch --cov-fail-under=95
+vectors-check: install
+	$(KIT) vectors regenerate --check
 
-conformance: install
+test-typescript: port-typescript
+	npm test --prefix ports/typescript
 
-test: lint typecheck pytest
+test-go:
+	cd ports/go && go vet ./... && go test ./...
+
+# The docs tests build the site from the conformance reports, then drive Chromium.
+pytest: install conformance-reports
+	DOOMLOOP_DOCS_REPORTS=$(REPORTS) $(BIN)/python -m pytest \
+		--cov=doomloop_kit.reference --cov-branch --cov-fail-under=95
+
+test: lint typecheck vectors-check test-typescript test-go pytest
+
+# -- the spec site ----------------------------------------------------------------
+
+docs: conformance-reports
+	NO_MKDOCS_2_WARNING=1 DOOMLOOP_DOCS_REPORTS=$(REPORTS) $(BIN)/mkdocs build --strict
+
+docs-serve: install
+	NO_MKDOCS_2_WARNING=1 DOOMLOOP_DOCS_REPORTS=$(REPORTS) $(BIN)/mkdocs serve

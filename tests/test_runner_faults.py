@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -189,8 +190,15 @@ def test_truncated_report_has_no_footer(root: Path, tmp_path: Path) -> None:
     pidfile = tmp_path / "pids"
     runner = _spawn_runner(root, report, pidfile, "hang")
     _wait_for(pidfile)
-    runner.kill()
+    deadline = time.monotonic() + 20
+    while '"type": "vector"' not in (report.read_text() if report.exists() else ""):
+        assert time.monotonic() < deadline, "the runner never reported a vector"
+        time.sleep(0.05)
+    runner.kill()  # SIGKILL: no chance to clean up, so the test ends the harness itself
     runner.wait(10)
+    for pid in _pids(pidfile)[:1]:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(os.getpgid(pid), signal.SIGKILL)
     types = [
         line.split('"type": "', 1)[1].split('"', 1)[0] for line in report.read_text().splitlines()
     ]
