@@ -31,34 +31,20 @@ from pathlib import Path
 from typing import Any, Final
 
 import jsonschema
+from doomloop_kit.reference.jsvalues import UNDEFINED
+
+from . import oracle
 
 FORMAT_VERSION: Final = 1
 """The format version this module reads and writes (spec/vectors.md#versioning)."""
 
-MONITOR_OPS: Final = (
-    "declareRound",
-    "recordToolCall",
-    "recordAssistantText",
-    "resetTextStreak",
-    "consumeEscalation",
-    "canEscalate",
-    "getState",
-    "restore",
-)
+MONITOR_OPS: Final = tuple(oracle.MONITOR_OPS)
 """Step operations that need a monitor (the vector then carries ``option``)."""
 
 RESUME_OP: Final = "resume"
 """The composed step: save state, round-trip it as JSON text, build a new monitor."""
 
-FUNCTION_OPS: Final = (
-    "resolveOption",
-    "resolveLoopKey",
-    "canonicalize",
-    "fingerprintKeyMaterial",
-    "fingerprintToolCall",
-    "detectTextRepetition",
-    "resolveLadderAction",
-)
+FUNCTION_OPS: Final = tuple(oracle.FUNCTION_OPS)
 """Step operations that need no monitor."""
 
 SCHEMA_PATH: Final = (
@@ -81,24 +67,8 @@ class VectorFormatError(ValueError):
         self.detail = message
 
 
-class _Absent:
-    """Marker for an optional vector member that is not there."""
-
-    _instance: _Absent | None = None
-
-    def __new__(cls) -> _Absent:
-        if cls._instance is None:
-            cls._instance = super().__new__(cls)
-        return cls._instance
-
-    def __repr__(self) -> str:
-        return "ABSENT"
-
-    def __bool__(self) -> bool:
-        return False
-
-
-ABSENT: Final = _Absent()
+ABSENT: Final = UNDEFINED
+"""An optional vector member that is not there: JS ``undefined``."""
 """The value of :attr:`Vector.option` / :attr:`Vector.initial_state` when absent."""
 
 
