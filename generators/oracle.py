@@ -28,7 +28,8 @@ from doomloop_kit.reference import (
     resolve_loop_key_material,
     wire,
 )
-from doomloop_kit.reference.jsvalues import UNDEFINED
+from doomloop_kit.reference.config import RUNGS
+from doomloop_kit.reference.jsvalues import UNDEFINED, finite_number
 
 T = TypeVar("T")
 
@@ -88,7 +89,7 @@ def create_monitor(request: Mapping[str, object]) -> DoomLoopMonitor:
 def resume(monitor: DoomLoopMonitor, option: object) -> tuple[DoomLoopMonitor, object]:
     """``resume``: save the state, round-trip it through JSON text, build a new
     monitor from ``option`` (tagged JSON) and that state; return both."""
-    blob = json.loads(json.dumps(monitor.get_state()))
+    blob = json.loads(json.dumps(wire.encode(monitor.get_state())))
     return create_monitor({"option": option, "state": blob}), blob
 
 
@@ -152,7 +153,7 @@ MONITOR_OPS: Final[dict[str, Callable[[DoomLoopMonitor, Mapping[str, object]], o
     "resetTextStreak": _reset_text_streak,
     "canEscalate": lambda monitor, request: monitor.can_escalate(),
     "consumeEscalation": _consume_escalation,
-    "getState": lambda monitor, request: monitor.get_state(),
+    "getState": lambda monitor, request: wire.encode(monitor.get_state()),
     "restore": _restore,
 }
 """Operations on one monitor (a protocol session)."""
@@ -177,22 +178,25 @@ def _resolve_loop_key(request: Mapping[str, object]) -> object:
 
 def _ladder(request: Mapping[str, object]) -> Ladder:
     given = _typed(request, "ladder", dict)
-    rungs = {}
-    for rung in ("observe", "steer", "escalate", "block", "stop"):
+    rungs: dict[str, object] = {}
+    for rung in RUNGS:
         value = given.get(rung)
-        if value is not False and (not isinstance(value, int) or isinstance(value, bool)):
-            raise OpError("bad-request", f"ladder.{rung} must be an integer or false")
-        rungs[rung] = value
+        number = finite_number(value)
+        if value is not False and (number is None or not number.is_integer()):
+            raise OpError("bad-request", f"ladder.{rung} must be a whole number or false")
+        rungs[rung] = False if value is False else int(number or 0)
     return Ladder(**rungs)  # type: ignore[arg-type]
 
 
 def _resolve_ladder_action(request: Mapping[str, object]) -> object:
-    allow_escalate = _input(request, "allowEscalate", required=False)
+    allow_escalate = (
+        _typed(request, "allowEscalate", bool) if "allowEscalate" in request else True
+    )
     return resolve_ladder_action(
         _ladder(request),
         _number(request, "streak"),
         allow_block=_typed(request, "allowBlock", bool),
-        allow_escalate=True if allow_escalate is UNDEFINED else bool(allow_escalate),
+        allow_escalate=allow_escalate,
     )
 
 

@@ -72,8 +72,11 @@ def _number(value: int | float) -> str:
 
 
 def _dropped(value: object) -> bool:
-    """Members holding these are left out of objects (CAN-*)."""
-    return value is UNDEFINED or isinstance(value, JsFunction)
+    """Members holding these are left out of objects (CAN-*).
+
+    Any callable counts as a JS function, a loop-key function in data form too.
+    """
+    return value is UNDEFINED or isinstance(value, JsFunction) or callable(value)
 
 
 def _visit(value: object, depth: int, ancestors: set[int]) -> str:

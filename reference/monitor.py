@@ -15,7 +15,7 @@ from . import messages
 from .canonical import CanonicalizationError
 from .config import ResolvedConfig, TextOptions
 from .fingerprint import fingerprint_key_material, fingerprint_tool_call
-from .jsvalues import UNDEFINED
+from .jsvalues import UNDEFINED, to_double
 from .ladder import ACTION_STRENGTH, resolve_ladder_action
 from .state import MonitorState, TextStreak, ToolEntry, parse_state, serialize_state
 from .text import detect_text_repetition, normalize_text
@@ -73,6 +73,7 @@ class DoomLoopMonitor:
         Replaces any earlier declaration. Calls whose key material cannot be
         canonicalized are left out; the returned warnings (informative) say which.
         """
+        round = to_double(round)
         grouped: dict[str, set[str]] = {}
         warnings: list[str] = []
         for index, call in enumerate(calls):
@@ -106,6 +107,7 @@ class DoomLoopMonitor:
         material (the caller falls back to another identity).
         """
         fingerprint = fingerprint_tool_call(tool_name, key_material)
+        round = to_double(round)  # rounds compare as the doubles JS holds (DATA-*)
         prev = self._tools.get(tool_name)
         same_round = prev is not None and prev.round is not None and prev.round == round
         declared: tuple[str, ...] | None = None

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from . import utf16
 from .config import DEFAULT_TEXT_OPTIONS
+from .jsvalues import finite_number
 
 CODE_UNITS_PER_WINDOW_TOKEN = 64
 """Only the last ``maxWindowTokens * 64`` code units of a text are examined (TXT-*)."""
@@ -41,11 +42,14 @@ def tokens(text: str) -> list[str]:
 
 
 def _option(options: Mapping[str, object], name: str) -> int:
+    """An option as an integer; absent or null takes the default (TXT-01, CFG-18)."""
     value = options.get(name)
     if value is None:
         value = DEFAULT_TEXT_OPTIONS[name]
-    assert isinstance(value, int) and not isinstance(value, bool), f"{name} must be an integer"
-    return value
+    number = finite_number(value)
+    if number is None or not number.is_integer():
+        raise ValueError(f"text option {name} must be a whole number, not {value!r}")
+    return int(number)
 
 
 def _repeats_at_tail(words: list[str], period: int) -> int:

@@ -48,8 +48,12 @@ def _text_options_specified(option: Any) -> bool:
     text = option["text"]
     for name in ("maxPeriodTokens", "minRepeats", "minCoveredTokens", "maxWindowTokens"):
         value = text.get(name)
+        # DATA-09: an integer is a number with no fractional part, so 2.0 counts
         if value is not None and not (
-            isinstance(value, int) and not isinstance(value, bool) and value >= 1
+            isinstance(value, int | float)
+            and not isinstance(value, bool)
+            and float(value).is_integer()
+            and value >= 1
         ):
             return False
     return text.get("enabled") is None or isinstance(text["enabled"], bool)

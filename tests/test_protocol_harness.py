@@ -76,7 +76,7 @@ def test_bad_input_gets_structured_errors_and_the_harness_lives_on() -> None:
         (10, {"tools": {}}),
     ]
     internal = responses[9]["error"]["message"]
-    assert internal.startswith("AssertionError")
+    assert internal.startswith("ValueError")
 
 
 def test_respond_is_usable_in_process() -> None:

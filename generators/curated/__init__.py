@@ -23,6 +23,7 @@ MODULES = (
     "restore",
     "polling",
     "escalation",
+    "wire",
 )
 """Module names, in the order their files are listed in the manifest."""
 

@@ -259,3 +259,49 @@ SCENARIOS: list[dict[str, Any]] = [
         ],
     },
 ]
+
+# Added for the mutation job (tests/mutation/REPORT.md): facts that no other
+# vector pinned, each named after the spec statement it holds to.
+SCENARIOS += [
+    _canon(
+        "booleans",
+        "true and false are written true and false, also inside arrays and objects",
+        ["CAN-03", "CAN-07", "CAN-08"],
+        [True, False, [True, False, None], {"t": True, "f": False}],
+        fingerprint=True,
+    ),
+    _canon(
+        "nested-strings-and-empty-nesting",
+        "nesting wraps any value, a string too, and depth 0 is the value itself",
+        ["CAN-06", "CAN-07", "CAN-15"],
+        [nest(2, "x"), nest(0, "x"), nest(0, [1])],
+        tags=["depth"],
+    ),
+    _canon(
+        "member-named-like-a-tag",
+        "an own member named $js is an ordinary member of key material",
+        ["CAN-08", "CAN-29"],
+        [{"$js": "object", "value": {"$js": "number", "value": "NaN"}}],
+        fingerprint=True,
+    ),
+    _canon(
+        "lone-surrogate-only-in-a-member-name",
+        "a lone surrogate in a member name (and nowhere else) is escaped and sorts by code unit",
+        ["CAN-26", "CAN-29", "CAN-30"],
+        [{"\ud800": 1, "\uffff": 2, "a": 3}],
+        fingerprint=True,
+        tags=["surrogate"],
+    ),
+    _canon(
+        "integer-two-to-the-53",
+        "2^53 itself is an ordinary integer, not beyond the safe range",
+        ["CAN-04", "DATA-11"],
+        [[2**53, -(2**53)]],
+    ),
+    _canon(
+        "integer-just-beyond-two-to-the-53",
+        "2^53+1 is read as the nearest double, 2^53",
+        ["CAN-04", "DATA-11"],
+        [[2**53 + 1]],
+    ),
+]

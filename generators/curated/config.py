@@ -235,3 +235,38 @@ SCENARIOS: list[dict[str, Any]] = [
         ],
     },
 ]
+
+# Added for the mutation job (tests/mutation/REPORT.md): facts that no other
+# vector pinned, each named after the spec statement it holds to.
+SCENARIOS += [
+    _resolve(
+        "option-zero",
+        "0 is not false: the option 0 or -0 resolves as {}, text 0 means defaults, advisor 0 configures escalation",
+        ["CFG-02", "CFG-05", "CFG-15", "CFG-21", "CFG-22"],
+        [0, NEG_ZERO, {"text": 0}, {"ladder": {"escalate": 3}, "escalation": {"advisor": 0}}],
+        ["option"],
+    ),
+    {
+        "name": "ladder-zero-and-negative-threshold",
+        "description": "a threshold of 0 or below is a number, not a disabled rung: streak 0 meets it",
+        "spec": ["LAD-02", "LAD-03"],
+        "tags": ["config", "ladder-action"],
+        "steps": [
+            _action(
+                {"observe": 0, "steer": False, "escalate": False, "block": False, "stop": False},
+                0,
+                True,
+            ),
+            _action(
+                {"observe": False, "steer": -1, "escalate": False, "block": False, "stop": False},
+                0,
+                True,
+            ),
+            _action(
+                {"observe": False, "steer": False, "escalate": False, "block": 0, "stop": False},
+                0,
+                True,
+            ),
+        ],
+    },
+]

@@ -200,3 +200,55 @@ SCENARIOS: list[dict[str, Any]] = [
         ],
     },
 ]
+
+# Added for the mutation job (tests/mutation/REPORT.md): facts that no other
+# vector pinned, each named after the spec statement it holds to.
+SCENARIOS += [
+    {
+        "name": "undeclared-call-keeps-entry-fingerprint",
+        "description": "a call outside the declared set of its round does not take over the entry: getState keeps the declared call's fingerprint",
+        "spec": ["MON-29", "STATE-03"],
+        "tags": ["fact", "declared"],
+        "option": True,
+        "steps": [
+            declare(0, [("read", {"path": "a"})]),
+            record("read", {"path": "a"}, 0),
+            declare(1, [("read", {"path": "a"})]),
+            record("read", {"path": "b"}, 1),
+            get_state(),
+        ],
+    },
+    {
+        "name": "round-numbers-compare-by-value",
+        "description": "rounds are equal by numeric value, also for large and fractional round numbers: 1000 and 2.5 declared and re-recorded are the same round",
+        "spec": ["MON-11", "MON-17", "MON-18", "MON-20"],
+        "tags": ["fact", "declared"],
+        "option": True,
+        "steps": [
+            declare(1000, [("read", {"path": "a"}), ("read", {"path": "b"})]),
+            record("read", {"path": "a"}, 1000),
+            record("read", {"path": "a"}, 1000),
+            record("read", {"path": "b"}, 1000),
+            declare(2.5, [("read", {"path": "a"}), ("read", {"path": "b"})]),
+            record("read", {"path": "a"}, 2.5),
+            record("read", {"path": "b"}, 2.5),
+            record("read", {"path": "b"}, 2.5),
+            get_state(),
+        ],
+    },
+]
+
+SCENARIOS += [
+    {
+        "name": "declared-round-of-257-calls",
+        "description": "a declared round of 257 distinct calls, each recorded once: every per-call count equals the streak, so getState omits callStreaks and lists the 257 round fingerprints",
+        "spec": ["STATE-04", "STATE-05", "MON-27", "MON-28"],
+        "tags": ["fact", "declared", "fanout"],
+        "option": True,
+        "steps": [
+            declare(0, [("read", {"i": i}) for i in range(257)]),
+            *[record("read", {"i": i}, 0) for i in range(257)],
+            get_state(),
+        ],
+    },
+]

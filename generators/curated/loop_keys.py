@@ -129,3 +129,48 @@ SCENARIOS: list[dict[str, Any]] = [
         "extraFeatures": ["json-own-members"],
     },
 ]
+
+# Added for the mutation job (tests/mutation/REPORT.md): facts that no other
+# vector pinned, each named after the spec statement it holds to.
+SCENARIOS += [
+    _keys(
+        "args-beyond-the-double-range",
+        "key material echoes integers as JS holds them: 2^53+1 as the nearest double, 10^400 as Infinity and -10^400 as -Infinity",
+        ["KEY-05", "DATA-11", "DATA-12"],
+        [(UNDEFINED, {"big": 2**53 + 1, "pos": 10**400, "neg": -(10**400)})],
+        ["large-integers"],
+    ),
+]
+
+SCENARIOS += [
+    _keys(
+        "args-echo-js-only-values",
+        "key material is the arguments as given, JS-only values and shared containers included: each echoes in its tagged form",
+        ["KEY-05", "KEY-14"],
+        [
+            (
+                UNDEFINED,
+                {
+                    "nan": {"$js": "number", "value": "NaN"},
+                    "inf": {"$js": "number", "value": "Infinity"},
+                    "ninf": {"$js": "number", "value": "-Infinity"},
+                    "nzero": {"$js": "number", "value": "-0"},
+                    "numbers": [0.0, -1.5, 1.5, 0],
+                    "fn": {"$js": "function"},
+                    "sym": {"$js": "symbol"},
+                    "undef": {"$js": "undefined"},
+                    "calls": [returns(1), throws("no")],
+                    "tagged": {"$js": "object", "value": {"$js": "plain", "k": 1}},
+                    "self": {"$js": "ref", "up": 1},
+                    "deep": [{"b": [{"$js": "ref", "up": 3}, {"$js": "ref", "up": 4}]}],
+                },
+            )
+        ],
+    ),
+    _keys(
+        "declaration-zero",
+        "a declaration of 0 is neither false nor a list: it falls back to the arguments with a warning",
+        ["KEY-06", "KEY-07"],
+        [(0, ARGS)],
+    ),
+]

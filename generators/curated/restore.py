@@ -14,7 +14,18 @@ from typing import Any
 
 from doomloop_kit.reference import fingerprint_key_material, fingerprint_tool_call
 
-from ..steps import INFINITY, NAN, can_escalate, get_state, path_rounds, record, restore, text
+from ..steps import (
+    INFINITY,
+    NAN,
+    can_escalate,
+    consume,
+    declare,
+    get_state,
+    path_rounds,
+    record,
+    restore,
+    text,
+)
 
 FAMILY = "restore"
 DESCRIPTION = "restore of hostile and foreign blobs: fail-open reading, then the streaks it left"
@@ -309,4 +320,57 @@ SCENARIOS: list[dict[str, Any]] = [
         "initialState": "garbage",
         "steps": [get_state(), *_after()],
     },
+]
+
+# Added for the mutation job (tests/mutation/REPORT.md): facts that no other
+# vector pinned, each named after the spec statement it holds to.
+SCENARIOS += [
+    _scenario(
+        "restored-call-streak-below-round-streak",
+        "a restored per-call count below the restored streak: the declared single call reports the round streak (6, stop) with the identical-arguments message, not the per-call one",
+        ["STATE-24", "MON-26", "MON-27", "MON-34", "MSG-04"],
+        {"tools": {"read": {"fingerprint": A, "streak": 5, "callStreaks": {A: 1}}}},
+        setup=[],
+        after=[
+            declare(0, [("read", {"path": "a"})]),
+            record("read", {"path": "a"}, 0),
+            get_state(),
+        ],
+    ),
+]
+
+SCENARIOS += [
+    _scenario(
+        "round-fingerprints-empty-array",
+        "roundFingerprints [] is not a round set of more than one element: the round set is [fingerprint] and the call continues its streak",
+        ["STATE-22"],
+        {"tools": {"read": {"fingerprint": A, "streak": 2, "roundFingerprints": []}}},
+        setup=[],
+        after=[get_state(), *_after()],
+    ),
+    _scenario(
+        "large-streak-with-equal-counts",
+        "a restored streak of 1000 whose one per-call count is also 1000 says nothing more: getState omits callStreaks",
+        ["STATE-05", "STATE-21", "STATE-24"],
+        {"tools": {"read": {"fingerprint": A, "streak": 1000, "callStreaks": {A: 1000}}}},
+        setup=[],
+        after=[get_state()],
+    ),
+    _scenario(
+        "escalations-used-negative",
+        "a negative escalationsUsed (-0.5 or -1) reads as 0: two escalations then spend a budget of two",
+        ["STATE-28", "MON-52"],
+        {"tools": {}, "escalationsUsed": -0.5},
+        setup=[],
+        after=[
+            consume(),
+            consume(),
+            can_escalate(),
+            restore({"escalationsUsed": -1}),
+            consume(),
+            consume(),
+            can_escalate(),
+        ],
+        option={"ladder": {"escalate": 2}, "escalation": {"model": "m", "maxEscalations": 2}},
+    ),
 ]

@@ -230,3 +230,44 @@ SCENARIOS: list[dict[str, Any]] = (
         ),
     ]
 )
+
+# Added for the mutation job (tests/mutation/REPORT.md): facts that no other
+# vector pinned, each named after the spec statement it holds to.
+SCENARIOS += [
+    _scenario(
+        "budget-exactly-64-units-per-token",
+        "the budget is exactly maxWindowTokens x 64 code units: 34 x 64 = 2176 units of 66-unit tokens keep 32 whole repeats (63 or 65 units per token would keep 31 or 33)",
+        ["TXT-02", "TXT-03", "TXT-09", "TXT-12"],
+        [
+            _detect(
+                " ".join(["a" * 66] * 37),
+                {**LOOSE, "maxWindowTokens": 34, "maxPeriodTokens": 1},
+            )
+        ],
+        tags=["budget"],
+    ),
+    _scenario(
+        "window-of-one-token",
+        "maxWindowTokens 1 keeps one token, fewer than two: no result even when the text repeats",
+        ["TXT-07", "TXT-08"],
+        [_detect("a a a", {**LOOSE, "maxWindowTokens": 1})],
+        tags=["window"],
+    ),
+]
+
+SCENARIOS += [
+    _scenario(
+        "budget-counts-code-units-not-code-points",
+        "'X X' of 127 code points but 129 code units (X starts with an astral character) exceeds a 128-unit budget: the cut splits the first X, so nothing repeats",
+        ["TXT-02", "TXT-03", "DATA-04"],
+        [_detect(" ".join(["\U0001f600" + "a" * 62] * 2), {**LOOSE, "maxWindowTokens": 2})],
+        tags=["budget", "astral"],
+    ),
+    _scenario(
+        "budget-cut-through-astral-tokens",
+        "a long text of astral-character tokens is cut to its last 192 code units (96 astral characters) and still repeats",
+        ["TXT-02", "TXT-03", "TXT-07"],
+        [_detect(("\U0001f600\U0001f600 " * 100).strip(), {**LOOSE, "maxWindowTokens": 3})],
+        tags=["budget", "astral"],
+    ),
+]

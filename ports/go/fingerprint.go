@@ -48,24 +48,40 @@ func (f *fingerprinter) keyMaterial(keyMaterial any) (hexDigest, error) {
 }
 
 func (f *fingerprinter) toolCall(toolName string, keyMaterial any) (hexDigest, error) {
+	var h hexDigest
+	sum, err := f.toolCallDigest(toolName, keyMaterial)
+	if err == nil {
+		hex.Encode(h[:], sum[:])
+	}
+	return h, err
+}
+
+func (f *fingerprinter) digest(prefix []byte, keyMaterial any) (hexDigest, error) {
+	var h hexDigest
+	sum, err := f.raw(prefix, keyMaterial)
+	if err == nil {
+		hex.Encode(h[:], sum[:])
+	}
+	return h, err
+}
+
+// toolCallDigest is the raw SHA-256 behind FingerprintToolCall.
+func (f *fingerprinter) toolCallDigest(toolName string, keyMaterial any) (digest, error) {
 	b := f.c.out[:0]
 	if utf8.ValidString(toolName) {
 		b = append(b, toolName...)
 	} else {
 		b = append(b, utf8Bytes(toolName)...)
 	}
-	return f.digest(append(b, '\n'), keyMaterial)
+	return f.raw(append(b, '\n'), keyMaterial)
 }
 
-func (f *fingerprinter) digest(prefix []byte, keyMaterial any) (hexDigest, error) {
-	var h hexDigest
+func (f *fingerprinter) raw(prefix []byte, keyMaterial any) (digest, error) {
 	f.c.out, f.c.ancestors = prefix, f.c.ancestors[:0]
 	if err := f.c.visit(keyMaterial, 0); err != nil {
 		f.c.out = f.c.out[:0]
-		return h, err
+		return digest{}, err
 	}
 	// The canonical form is valid UTF-8 (lone surrogates are escaped).
-	sum := sha256.Sum256(f.c.out)
-	hex.Encode(h[:], sum[:])
-	return h, nil
+	return sha256.Sum256(f.c.out), nil
 }

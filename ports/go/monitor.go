@@ -1,8 +1,10 @@
 package doomloop
 
 import (
+	"bytes"
+	"encoding/hex"
 	"fmt"
-	"sort"
+	"slices"
 )
 
 // ToolCall is one call of a declared round.
@@ -16,15 +18,6 @@ type ToolCall struct {
 type RecordOptions struct {
 	NoBlock  bool     // take the block rung out of consideration
 	Detector Detector // "" means DetectorToolFingerprint
-}
-
-// fpSet is one tool's declared fingerprint set: distinct, sorted, with an
-// index (fingerprint -> position). Its pointer identifies it for the
-// per-round caches.
-type fpSet struct {
-	list    []string
-	index   map[string]int
-	summary string // round identity summary, computed on first use
 }
 
 type declaredRound struct {
@@ -52,10 +45,6 @@ type toolEntry struct {
 	// per round and set, so a W-wide round costs O(W) in total.
 	matchSet   *fpSet
 	matchEqual bool
-	// Cache of "priorCalls is laid out on a list equal to this declared
-	// set", which lets a member read its prior count by position.
-	alignSet   *fpSet
-	alignEqual bool
 	// The last fan-out message, reused by the round's other members.
 	msgSet    *fpSet
 	msgStreak float64
@@ -103,38 +92,45 @@ func (m *Monitor) Config() *Config { return m.config }
 // the same round number. Calls whose key material cannot be canonicalized
 // are left out; the returned (informative) warnings say which.
 func (m *Monitor) DeclareRound(round float64, calls []ToolCall) []string {
-	grouped := map[string]map[string]int{} // tool -> fingerprint -> position
+	grouped := map[string]map[digest]int32{} // tool -> distinct digests
 	var warnings []string
 	for i, call := range calls {
 		name := normalizeString(call.ToolName)
-		h, err := m.fp.toolCall(name, call.KeyMaterial)
+		sum, err := m.fp.toolCallDigest(name, call.KeyMaterial)
 		if err != nil {
 			warnings = append(warnings, fmt.Sprintf("call %d (%q) left out of the round: %v", i, name, err))
 			continue
 		}
 		group := grouped[name]
 		if group == nil {
-			group = map[string]int{}
+			group = map[digest]int32{}
 			grouped[name] = group
 		}
-		if _, seen := group[string(h[:])]; !seen {
-			group[string(h[:])] = 0
-		}
+		group[sum] = 0
 	}
 	d := &declaredRound{round: round, sets: make(map[string]*fpSet, len(grouped))}
 	for name, index := range grouped {
-		list := make([]string, 0, len(index))
-		for fp := range index {
-			list = append(list, fp)
+		sums := make([]digest, 0, len(index))
+		for sum := range index {
+			sums = append(sums, sum)
 		}
-		sort.Strings(list) // lowercase hex: byte order is code-unit order
-		for i, fp := range list {
-			index[fp] = i
+		// Hex preserves byte order, and lowercase hex sorts by code units
+		// as it sorts by bytes.
+		slices.SortFunc(sums, func(a, b digest) int { return bytes.Compare(a[:], b[:]) })
+		list := make([]string, len(sums))
+		for i, sum := range sums {
+			list[i] = hex.EncodeToString(sum[:])
+			index[sum] = int32(i)
 		}
 		d.sets[name] = &fpSet{list: list, index: index}
 	}
 	m.declared = d
 	return warnings
+}
+
+// sameSlice reports whether a and b are the very same list.
+func sameSlice(a, b []string) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
 }
 
 func equalLists(a, b []string) bool {
@@ -155,7 +151,7 @@ func equalLists(a, b []string) bool {
 // canonicalized; the caller then falls back to another identity.
 func (m *Monitor) RecordToolCall(toolName string, keyMaterial any, round float64, opts RecordOptions) (CallRecord, error) {
 	toolName = normalizeString(toolName)
-	h, err := m.fp.toolCall(toolName, keyMaterial)
+	sum, err := m.fp.toolCallDigest(toolName, keyMaterial)
 	if err != nil {
 		return CallRecord{}, err
 	}
@@ -172,9 +168,10 @@ func (m *Monitor) RecordToolCall(toolName string, keyMaterial any, round float64
 	if m.declared != nil && m.declared.round == round {
 		declared = m.declared.sets[toolName]
 		if declared != nil {
-			idx, member = declared.index[string(h[:])]
-			if !member {
-				idx = -1
+			var i int32
+			i, member = declared.index[sum]
+			if member {
+				idx = int(i)
 			}
 		}
 	}
@@ -182,7 +179,7 @@ func (m *Monitor) RecordToolCall(toolName string, keyMaterial any, round float64
 	if member {
 		fp = declared.list[idx] // the declared string: no new allocation
 	} else {
-		fp = string(h[:])
+		fp = hex.EncodeToString(sum[:])
 	}
 
 	duplicate := false
@@ -196,24 +193,21 @@ func (m *Monitor) RecordToolCall(toolName string, keyMaterial any, round float64
 			priorStreak: e.streak, priorCalls: e.callStreaks,
 			callStreaks: newCallCounts(declared),
 		}
+		if e.callStreaks.alignWith(e.priorCalls) && sameSlice(e.priorSet, e.priorCalls.set.list) {
+			// The prior round set is the list just found equal to the declared one.
+			e.matchSet, e.matchEqual = declared, true
+		}
 	} else {
 		e = &toolEntry{callStreaks: newCallCounts(declared)}
 		m.tools[toolName] = e
 	}
 	e.hasRound, e.round = true, round
 
-	// The prior count of fp: by position when the prior counts are laid
-	// out on a list equal to the declared one, else by lookup.
+	// The prior count of fp: from its slot when the counts are aligned with
+	// the prior round's, else by lookup.
 	var prior float64
-	if pc := e.priorCalls; member && pc != nil && pc.set != nil {
-		if e.alignSet != declared {
-			e.alignSet, e.alignEqual = declared, pc.set == declared || equalLists(pc.set.list, declared.list)
-		}
-		if e.alignEqual {
-			prior = pc.dense[idx] // a member of an equal list is never in extra
-		} else {
-			prior = pc.get(fp)
-		}
+	if c := e.callStreaks; member && c.aligned && c.set == declared {
+		prior = c.pairs[idx].prior
 	} else {
 		prior = e.priorCalls.get(fp)
 	}

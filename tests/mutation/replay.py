@@ -27,8 +27,10 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[2]
 VECTORS = REPO / "vectors"
 
-Prepared = list[tuple[str, Any, Any, list[tuple[str, dict[str, Any], dict[str, Any], str]]]]
-"""Per vector: (id, option or None, initialState or None, [(op, request, expect, expect text)])."""
+Prepared = list[
+    tuple[str, Any, Any, list[tuple[str, dict[str, Any], dict[str, Any], str]], frozenset[str]]
+]
+"""Per vector: (id, option, initialState, [(op, request, expect, expect text)], features)."""
 
 _ABSENT = object()
 
@@ -54,6 +56,7 @@ def load(root: Path = VECTORS) -> Prepared:
                     vector.get("option", _ABSENT),
                     vector.get("initialState", _ABSENT),
                     steps,
+                    frozenset(vector["features"]),
                 )
             )
     return prepared
@@ -70,9 +73,23 @@ def first_mismatch(prepared: Prepared) -> str | None:
 
     monitor_ops: dict[str, Callable[..., Any]] = oracle.MONITOR_OPS
     function_ops: dict[str, Callable[..., Any]] = oracle.FUNCTION_OPS
+    from doomloop_kit.reference.wire import features_of
+
     normative = oracle.normative
     op_error = oracle.OpError
-    for vector_id, option, initial_state, steps in prepared:
+    for vector_id, option, initial_state, steps, features in prepared:
+        # As tests/test_vector_replay.py: the declared features are those the
+        # inputs need (json-own-members alone may be declared by hand).
+        needed: set[str] = set()
+        for value in (option, initial_state):
+            if value is not _ABSENT:
+                needed |= features_of(value)
+        for _, request, _, _ in steps:
+            for name, value in request.items():
+                if name != "op":
+                    needed |= features_of(value)
+        if needed != features - {"json-own-members"}:
+            return f"{vector_id}: features {sorted(features)} but the inputs need {sorted(needed)}"
         monitor: Any = None
         if option is not _ABSENT:
             request = {"option": option}

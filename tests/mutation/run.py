@@ -152,9 +152,12 @@ def excluded_spans(source: str) -> list[tuple[tuple[int, int], tuple[int, int], 
         if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
             add(node, "TYPE_CHECKING")
         # a docstring-like string after an assignment (attribute docs)
-        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
-            if isinstance(node.value.value, str):
-                add(node, "docstring")
+        if (
+            isinstance(node, ast.Expr)
+            and isinstance(node.value, ast.Constant)
+            and isinstance(node.value.value, str)
+        ):
+            add(node, "docstring")
     for statement in tree.body:
         if isinstance(statement, ast.Assign):
             targets = [t.id for t in statement.targets if isinstance(t, ast.Name)]
@@ -191,7 +194,9 @@ def enumerate_mutants(modules: list[str] | None = None) -> tuple[list[Mutant], C
         tree = get_ast(source)
         for name, operator in operators:
             positions = (
-                (start, end) for node in ast_nodes(tree) for start, end in operator.mutation_positions(node)
+                (start, end)
+                for node in ast_nodes(tree)
+                for start, end in operator.mutation_positions(node)
             )
             for occurrence, (start, end) in enumerate(positions):
                 hit = next((span for span in spans if _inside(tuple(start), span)), None)
@@ -213,8 +218,8 @@ def enumerate_mutants(modules: list[str] | None = None) -> tuple[list[Mutant], C
 
 
 def mutated_source(mutant: Mutant) -> str | None:
-    from cosmic_ray.mutating import mutate_code
     import cosmic_ray.plugins
+    from cosmic_ray.mutating import mutate_code
 
     operator = cosmic_ray.plugins.get_operator(mutant.operator)()
     source = (REFERENCE / f"{mutant.module}.py").read_text(encoding="utf-8")
@@ -371,13 +376,19 @@ def run_mutants(
 
 
 def load_equivalents(path: Path) -> list[dict[str, Any]]:
+    """The triage file: ``[[equivalent]]`` tables with module, code, col, operators, why.
+
+    ``code`` is the stripped original line and ``col`` the mutation's column:
+    an entry stops matching (and the mutant shows as untriaged, the entry as
+    stale) as soon as that line is edited.
+    """
     if not path.exists():
         return []
     with path.open("rb") as handle:
         data = tomllib.load(handle)
     entries: list[dict[str, Any]] = data.get("equivalent", [])
     for index, entry in enumerate(entries):
-        for name in ("module", "operator", "col", "code", "why"):
+        for name in ("module", "operators", "col", "code", "why"):
             if name not in entry:
                 raise SystemExit(f"{path}: equivalent[{index}] lacks {name!r}")
     return entries
@@ -387,7 +398,7 @@ def triage_of(mutant: Mutant, entries: list[dict[str, Any]]) -> dict[str, Any] |
     for entry in entries:
         if (
             entry["module"] == mutant.path
-            and entry["operator"] == mutant.operator
+            and mutant.operator in entry["operators"]
             and entry["col"] == mutant.col
             and entry["code"] == mutant.code
         ):
@@ -398,12 +409,21 @@ def triage_of(mutant: Mutant, entries: list[dict[str, Any]]) -> dict[str, Any] |
 # -- report -----------------------------------------------------------------------
 
 
+def _killer(outcome: Outcome) -> str:
+    """The vector that first failed (its id), or what ended the replay."""
+    if outcome.status == "killed":
+        return outcome.detail.split(":", 1)[0]
+    if outcome.status == "crash":
+        return outcome.detail.removeprefix("replay crashed: ").split(":", 1)[0]
+    return outcome.detail if outcome.status == "timeout" else ""
+
+
 def _short(operator: str) -> str:
     return operator.removeprefix("core/")
 
 
 def write_outputs(summary: dict[str, Any], outcomes: list[Outcome], out_dir: Path) -> None:
-    survivors = [o for o in outcomes if o.status in ("survived", "equivalent")]
+    survivors = [o for o in outcomes if o.status in ("survived", "equivalent", "unreachable")]
     results = {
         **summary,
         "survivors": [
@@ -415,13 +435,14 @@ def write_outputs(summary: dict[str, Any], outcomes: list[Outcome], out_dir: Pat
                 "operator": o.mutant.operator,
                 "original": o.mutant.code,
                 "mutated": o.mutated_line,
-                "triage": "equivalent" if o.status == "equivalent" else "UNTRIAGED",
+                "triage": o.status if o.status != "survived" else "UNTRIAGED",
                 "why": o.why,
             }
             for o in survivors
         ],
+        "mutantsColumns": ["module", "line", "col", "operator", "status", "killedBy"],
         "mutants": [
-            [o.mutant.path, o.mutant.line, o.mutant.col, o.mutant.operator, o.status, o.detail[:160]]
+            [o.mutant.path, o.mutant.line, o.mutant.col, o.mutant.operator, o.status, _killer(o)]
             for o in outcomes
         ],
     }
@@ -445,6 +466,8 @@ def write_outputs(summary: dict[str, Any], outcomes: list[Outcome], out_dir: Pat
         f"| killed by a crash of the replay | {totals['killedCrash']} |",
         f"| killed by timeout (> {summary['timeoutSeconds']:.0f} s) | {totals['timeout']} |",
         f"| equivalent (triaged below) | {totals['equivalent']} |",
+        f"| survived, out of the vectors' reach (triaged below; counted as not killed) | "
+        f"{totals['unreachable']} |",
         f"| survived, not triaged | {totals['survived']} |",
         f"| **score** = killed / non-equivalent | **{totals['killed']} / {totals['nonEquivalent']} "
         f"= {summary['score']:.2%}** |",
@@ -452,11 +475,12 @@ def write_outputs(summary: dict[str, Any], outcomes: list[Outcome], out_dir: Pat
         + ", ".join(f"{k} {v}" for k, v in sorted(summary["excluded"].items()))
         + " |",
         f"| one clean replay | {summary['replaySeconds']:.2f} s |",
-        f"| wall time of this run | {summary['wallSeconds']:.0f} s with {summary['workers']} workers |",
+        f"| wall time of this run | {summary['wallSeconds']:.0f} s "
+        f"with {summary['workers']} workers |",
         "",
         "## Per module",
         "",
-        "| module | mutants | killed | equivalent | survived | score |",
+        "| module | mutants | killed | equivalent | not killed | score |",
         "| --- | --- | --- | --- | --- | --- |",
     ]
     for module, row in summary["perModule"].items():
@@ -464,14 +488,25 @@ def write_outputs(summary: dict[str, Any], outcomes: list[Outcome], out_dir: Pat
             f"| `{module}` | {row['mutants']} | {row['killed']} | {row['equivalent']} | "
             f"{row['survived']} | {row['score']:.1%} |"
         )
+    timeouts = [o for o in outcomes if o.status == "timeout"]
+    if timeouts:
+        lines += ["", "Killed by timeout (the replay never finished):", ""]
+        lines += [
+            f"- `{o.mutant.path}:{o.mutant.line}` {_short(o.mutant.operator)}: `{o.mutant.code}`"
+            for o in timeouts
+        ]
     lines += ["", "## Surviving mutants", ""]
     if not survivors:
         lines.append("None.")
     else:
         lines += [
-            "Every mutant the vectors do not kill, with its triage. *Equivalent* means no "
-            "input a port can send changes an observable result; the argument is given. "
-            "Triage lives in `tests/mutation/equivalents.toml`.",
+            "Every mutant the vectors do not kill, with its triage. *Equivalent*: no input "
+            "a vector can carry changes any result the replay compares; the argument is "
+            "given. *Unreachable*: a behaviour no committed vector can currently hold, "
+            "for the reason given (mostly: the mutant changes only how malformed tagged "
+            "input is rejected with `bad-request`, which a vector cannot expect, since a "
+            "step expects a result or the `canonicalization` error); these count as not "
+            "killed. Triage lives in `tests/mutation/equivalents.toml`.",
             "",
             "| where | mutation | original → mutated | triage |",
             "| --- | --- | --- | --- |",
@@ -480,8 +515,8 @@ def write_outputs(summary: dict[str, Any], outcomes: list[Outcome], out_dir: Pat
             original = o.mutant.code.replace("|", "\\|")
             mutated = o.mutated_line.replace("|", "\\|")
             triage = (
-                f"equivalent: {o.why}".replace("|", "\\|").replace("\n", " ")
-                if o.status == "equivalent"
+                f"{o.status}: {o.why}".replace("|", "\\|").replace("\n", " ")
+                if o.status in ("equivalent", "unreachable")
                 else "**UNTRIAGED**"
             )
             lines.append(
@@ -489,7 +524,9 @@ def write_outputs(summary: dict[str, Any], outcomes: list[Outcome], out_dir: Pat
                 f"`{original}` → `{mutated}` | {triage} |"
             )
     lines.append("")
-    _write_atomic(out_dir / "results.json", json.dumps(results, indent=1, ensure_ascii=False) + "\n")
+    _write_atomic(
+        out_dir / "results.json", json.dumps(results, indent=1, ensure_ascii=False) + "\n"
+    )
     _write_atomic(out_dir / "REPORT.md", "\n".join(lines))
 
 
@@ -498,6 +535,7 @@ def _write_atomic(path: Path, text: str) -> None:
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             handle.write(text)
+        os.chmod(name, 0o644)
         os.replace(name, path)
     except BaseException:
         with contextlib.suppress(OSError):
@@ -561,7 +599,12 @@ def main(argv: list[str] | None = None) -> int:
             triage = triage_of(mutant, entries)
             outcome = Outcome(mutant, "survived", "", seconds, mutated_line(mutant))
             if triage is not None:
-                outcome.status, outcome.why = "equivalent", " ".join(str(triage["why"]).split())
+                outcome.status = str(triage.get("kind", "equivalent"))
+                outcome.why = " ".join(str(triage["why"]).split())
+                if outcome.status not in ("equivalent", "unreachable"):
+                    raise SystemExit(
+                        f"triage kind {outcome.status!r} is neither equivalent nor unreachable"
+                    )
         else:
             kind = "killed" if code == 1 else "crash"
             outcome = Outcome(mutant, kind, message, seconds)
@@ -577,13 +620,25 @@ def main(argv: list[str] | None = None) -> int:
             o.mutant.path, {"mutants": 0, "killed": 0, "equivalent": 0, "survived": 0}
         )
         row["mutants"] += 1
-        key = {"crash": "killed", "timeout": "killed"}.get(o.status, o.status)
+        key = {"crash": "killed", "timeout": "killed", "unreachable": "survived"}.get(
+            o.status, o.status
+        )
         row[key] += 1
     for row in per_module.values():
         denominator = row["mutants"] - row["equivalent"]
         row["score"] = row["killed"] / denominator if denominator else 1.0
-    used = {id(triage_of(o.mutant, entries)) for o in outcomes if o.status == "equivalent"}
+    triaged_statuses = ("equivalent", "unreachable")
+    used = {id(triage_of(o.mutant, entries)) for o in outcomes if o.status in triaged_statuses}
     stale = [e for e in entries if id(e) not in used]
+    unused_operators = [
+        f"{e['module']} {op} {e['code']}"
+        for e in entries
+        for op in e["operators"]
+        if not any(
+            o.status in triaged_statuses and o.mutant.operator == op and triage_of(o.mutant, [e])
+            for o in outcomes
+        )
+    ]
     summary = {
         "tool": {
             "cosmicRay": getattr(cosmic_ray, "__version__", None) or _version("cosmic-ray"),
@@ -602,6 +657,7 @@ def main(argv: list[str] | None = None) -> int:
             "killedCrash": counts["crash"],
             "timeout": counts["timeout"],
             "equivalent": counts["equivalent"],
+            "unreachable": counts["unreachable"],
             "survived": counts["survived"],
             "nonEquivalent": non_equivalent,
         },
@@ -609,7 +665,7 @@ def main(argv: list[str] | None = None) -> int:
         "target": args.target,
         "excluded": dict(sorted(excluded.items())),
         "excludedMutants": sum(excluded.values()),
-        "staleTriage": [f"{e['module']} {e['operator']} {e['code']}" for e in stale],
+        "staleTriage": [f"{e['module']} {e['code']}" for e in stale] + unused_operators,
         "replaySeconds": round(replay_seconds, 3),
         "timeoutSeconds": timeout,
         "wallSeconds": round(wall, 1),
@@ -618,6 +674,7 @@ def main(argv: list[str] | None = None) -> int:
     }
     print(
         f"score {killed}/{non_equivalent} = {score:.2%}; equivalent {counts['equivalent']}, "
+        f"unreachable {counts['unreachable']}, "
         f"untriaged survivors {counts['survived']}, timeouts {counts['timeout']}; "
         f"wall {wall:.0f}s",
         file=sys.stderr,
@@ -625,13 +682,14 @@ def main(argv: list[str] | None = None) -> int:
     for o in outcomes:
         if o.status == "survived":
             print(f"  SURVIVED {o.mutant.key}: {o.mutant.code}  ->  {o.mutated_line}")
-    for entry in stale:
-        print(f"  stale triage entry: {entry['module']} {entry['operator']} {entry['code']}")
+    for line in summary["staleTriage"]:
+        print(f"  stale triage entry: {line}")
     if not args.no_write and not args.module:
         write_outputs(summary, outcomes, args.out)
     elif not args.no_write:
         print("(a --module run writes no report)", file=sys.stderr)
-    return 0 if score >= args.target and counts["survived"] == 0 else 1
+    triaged = counts["survived"] == 0 and not summary["staleTriage"]
+    return 0 if score >= args.target and triaged else 1
 
 
 def _version(distribution: str) -> str:

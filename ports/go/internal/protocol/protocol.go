@@ -287,7 +287,8 @@ var monitorOps = map[string]monitorOp{
 		return nil, nil
 	},
 	"getState": func(m *doomloop.Monitor, _ map[string]any) (any, *OpError) {
-		return m.State(), nil
+		// a tool named "$js" must travel with the object escape (PROT-07)
+		return doomloop.EncodeTagged(m.State()), nil
 	},
 	"restore": func(m *doomloop.Monitor, req map[string]any) (any, *OpError) {
 		state, err := input(req, "state", true)

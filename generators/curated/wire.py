@@ -1,0 +1,83 @@
+"""Values at the boundary between JSON text and the JS data model (DATA-*, PROT-*).
+
+Each scenario pins a rule a port's JSON layer must follow before the monitor
+sees a value: whole numbers written with a fraction, integers past 2^53 as
+round numbers, a function in data form inside key material, and a tool
+named ``$js``, which must travel with the object escape.
+"""
+
+# ruff: noqa: E501  (scenario descriptions are one-line sentences)
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..steps import get_state, op, record, restore, resume, returns, text
+
+FAMILY = "wire"
+DESCRIPTION = "values at the JSON/JS boundary: 4.0 is 4, rounds past 2^53, data-form functions, a tool named $js"
+
+F = "c" * 64
+
+SCENARIOS: list[dict[str, Any]] = [
+    {
+        "name": "whole-number-floats-are-integers",
+        "description": "a threshold or text option written 4.0 is the integer 4 (a number has no separate integer type)",
+        "spec": ["DATA-09", "LAD-02", "TXT-01"],
+        "tags": ["wire"],
+        "steps": [
+            op(
+                "resolveLadderAction",
+                ladder={"observe": 2.0, "steer": False, "escalate": False, "block": 3.0, "stop": 6.0},
+                streak=3.0,
+                allowBlock=True,
+            ),
+            op("detectTextRepetition", text="go on " * 4, options={"minRepeats": 4.0, "minCoveredTokens": 8.0}),
+        ],
+    },
+    {
+        "name": "text-options-written-with-fractions",
+        "description": "a monitor whose text options are written 2.0 detects as with 2",
+        "spec": ["DATA-09", "CFG-16", "MON-41"],
+        "tags": ["wire", "text"],
+        "option": {"text": {"minRepeats": 2.0, "minCoveredTokens": 2.0}},
+        "steps": [text("a b a b"), text("a b a b")],
+    },
+    {
+        "name": "round-numbers-past-2-53",
+        "description": "rounds 9007199254740993 and 9007199254740992 are the same double, so the same round: the second record is a duplicate",
+        "spec": ["DATA-11", "MON-17", "MON-20"],
+        "tags": ["wire", "duplicates"],
+        "option": True,
+        "steps": [
+            record("read", {"path": "a"}, 9007199254740993),
+            record("read", {"path": "a"}, 9007199254740992),
+            record("read", {"path": "a"}, 9007199254740994),
+        ],
+    },
+    {
+        "name": "data-form-function-member-is-dropped",
+        "description": "a loop-key function in data form inside key material is a function: the member is left out",
+        "spec": ["CAN-11", "CAN-12"],
+        "tags": ["wire", "canonical"],
+        "steps": [
+            op("canonicalize", value={"keep": 1, "fn": returns(1)}),
+            op("canonicalize", value=[returns(1)]),
+        ],
+    },
+    {
+        "name": "tool-named-dollar-js",
+        "description": "a tool named $js travels with the object escape in state inputs and getState results, and survives a resume",
+        "spec": ["PROT-07", "MON-02", "STATE-03"],
+        "tags": ["wire", "restore"],
+        "option": True,
+        "steps": [
+            restore({"tools": {"$js": "object", "value": {"$js": {"fingerprint": F, "streak": 2}}}}),
+            get_state(),
+            resume(),
+            record("$js", {"x": 1}, 0),
+            record("$js", {"x": 1}, 1),
+            get_state(),
+        ],
+    },
+]
