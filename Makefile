@@ -59,7 +59,7 @@ conformance-reports: install ports
 # -- every test -----------------------------------------------------------------
 
 lint: install
-	$(BIN)/ruff check reference generators conformance tests benchmarks docs ports/typescript/scripts
+	$(BIN)/ruff check reference generators conformance tests benchmarks docs
 	$(BIN)/ruff format --check reference
 
 typecheck: install
