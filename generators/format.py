@@ -31,7 +31,8 @@ from pathlib import Path
 from typing import Any, Final
 
 import jsonschema
-from doomloop_kit.reference.jsvalues import UNDEFINED
+from doomloop_kit.reference import utf16
+from doomloop_kit.reference.jsvalues import UNDEFINED, is_number, to_double
 
 from . import oracle
 
@@ -405,29 +406,12 @@ def member_path(base: str, key: str) -> str:
     return f"{base}[{json.dumps(key, ensure_ascii=True)}]"
 
 
-def _code_units(text: str) -> bytes:
-    return text.encode("utf-16-le", "surrogatepass")
-
-
-def _is_number(value: Any) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool)
-
-
-def _double(value: int | float) -> float:
-    if isinstance(value, float):
-        return value
-    try:
-        return float(value)
-    except OverflowError:
-        return math.inf if value > 0 else -math.inf
-
-
 def _kind(value: Any) -> str:
     if value is None:
         return "null"
     if isinstance(value, bool):
         return "boolean"
-    if _is_number(value):
+    if is_number(value):
         return "number"
     if isinstance(value, str):
         return "string"
@@ -462,11 +446,11 @@ def _compare(expected: Any, actual: Any, path: str, out: list[Difference]) -> No
         out.append(Difference(path, expected, actual, f"expected a {kind}, got a {actual_kind}"))
         return
     if kind == "number":
-        a, b = _double(expected), _double(actual)
+        a, b = to_double(expected), to_double(actual)
         if not (a == b or (math.isnan(a) and math.isnan(b))):
             out.append(Difference(path, expected, actual, "different number"))
     elif kind == "string":
-        if _code_units(expected) != _code_units(actual):
+        if utf16.normalize(expected) != utf16.normalize(actual):  # code units
             out.append(Difference(path, expected, actual, "different string"))
     elif kind == "array":
         if len(expected) != len(actual):
