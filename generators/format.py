@@ -465,8 +465,8 @@ def _compare(expected: Any, actual: Any, path: str, out: list[Difference]) -> No
         for index, (e, a) in enumerate(zip(expected, actual, strict=False)):
             _compare(e, a, f"{path}[{index}]", out)
     elif kind == "object":
-        actual_keys = {_code_units(str(k)): k for k in actual}
-        expected_keys = {_code_units(str(k)): k for k in expected}
+        actual_keys = {utf16.sort_key(str(k)): k for k in actual}
+        expected_keys = {utf16.sort_key(str(k)): k for k in expected}
         for units, key in expected_keys.items():
             where = member_path(path, str(key))
             if units not in actual_keys:
