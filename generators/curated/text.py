@@ -271,3 +271,16 @@ SCENARIOS += [
         tags=["budget", "astral"],
     ),
 ]
+
+SCENARIOS += [
+    _scenario(
+        "min-repeats-one-accepts-a-single-copy",
+        "with minRepeats 1 a block that occurs once qualifies: 'a b' reports 'b' (repeats starts at 1); with minCoveredTokens 2, 'x y z w' reports the two-token block 'z w'",
+        ["TXT-10", "TXT-11", "TXT-12"],
+        [
+            _detect("a b", {"minRepeats": 1, "minCoveredTokens": 1}),
+            _detect("x y z w", {"minRepeats": 1, "minCoveredTokens": 2}),
+        ],
+        tags=["thresholds"],
+    ),
+]

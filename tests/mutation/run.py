@@ -62,6 +62,25 @@ import replay  # noqa: E402
 
 TYPE_NAMES = {"Literal", "Callable", "TypeVar", "TypeAlias", "Union", "Optional"}
 
+ORACLE = "doomloop_kit.generators.oracle"
+ORACLE_PATH = REPO / "generators" / "oracle.py"
+
+_SOURCES: dict[str, str] = {}
+"""The reference's sources (module stem -> text), read once: every child imports
+these, never the files, so an edit of the tree during a run cannot mix versions."""
+
+
+def source_of(module: str) -> str:
+    if module not in _SOURCES:
+        _SOURCES[module] = (REFERENCE / f"{module}.py").read_text(encoding="utf-8")
+    return _SOURCES[module]
+
+
+def snapshot_sources() -> None:
+    for path in sorted(REFERENCE.glob("*.py")):
+        source_of(path.stem)
+    _SOURCES["<oracle>"] = ORACLE_PATH.read_text(encoding="utf-8")
+
 
 # -- what is mutated --------------------------------------------------------------
 
@@ -188,7 +207,7 @@ def enumerate_mutants(modules: list[str] | None = None) -> tuple[list[Mutant], C
     for path in sorted(REFERENCE.glob("*.py")):
         if modules and path.stem not in modules:
             continue
-        source = path.read_text(encoding="utf-8")
+        source = source_of(path.stem)
         lines = source.splitlines()
         spans = excluded_spans(source)
         tree = get_ast(source)
@@ -222,8 +241,7 @@ def mutated_source(mutant: Mutant) -> str | None:
     from cosmic_ray.mutating import mutate_code
 
     operator = cosmic_ray.plugins.get_operator(mutant.operator)()
-    source = (REFERENCE / f"{mutant.module}.py").read_text(encoding="utf-8")
-    result: str | None = mutate_code(source, operator, mutant.occurrence)
+    result: str | None = mutate_code(source_of(mutant.module), operator, mutant.occurrence)
     return result
 
 
@@ -232,7 +250,7 @@ def mutated_line(mutant: Mutant) -> str:
     code = mutated_source(mutant)
     if code is None:
         return "(no mutation)"
-    original = (REFERENCE / f"{mutant.module}.py").read_text(encoding="utf-8").splitlines()
+    original = source_of(mutant.module).splitlines()
     added = [
         line[1:].strip()
         for line in difflib.unified_diff(original, code.splitlines(), lineterm="", n=0)
@@ -256,35 +274,41 @@ class _SourceLoader(importlib.abc.Loader):
         exec(compile(self.code, self.origin, "exec"), module.__dict__)
 
 
-class _MutantFinder(importlib.abc.MetaPathFinder):
-    def __init__(self, fullname: str, code: str, origin: str, package: bool) -> None:
-        self.fullname, self.code, self.origin, self.package = fullname, code, origin, package
+class _SnapshotFinder(importlib.abc.MetaPathFinder):
+    """Serves the reference (one module possibly mutated) and the oracle from memory."""
+
+    def __init__(self, mutated: str | None, code: str | None) -> None:
+        self.mutated, self.code = mutated, code
 
     def find_spec(self, fullname: str, path: Any, target: Any = None) -> Any:
-        if fullname != self.fullname:
+        if fullname == ORACLE and "<oracle>" in _SOURCES:
+            origin, code, package = str(ORACLE_PATH), _SOURCES["<oracle>"], False
+        elif fullname == PACKAGE or fullname.startswith(PACKAGE + "."):
+            stem = "__init__" if fullname == PACKAGE else fullname[len(PACKAGE) + 1 :]
+            if stem not in _SOURCES:
+                return None
+            origin, package = str(REFERENCE / f"{stem}.py"), stem == "__init__"
+            code = self.code if stem == self.mutated and self.code is not None else _SOURCES[stem]
+        else:
             return None
         return importlib.util.spec_from_file_location(
             fullname,
-            self.origin,
-            loader=_SourceLoader(self.code, self.origin),
-            submodule_search_locations=[str(REFERENCE)] if self.package else None,
+            origin,
+            loader=_SourceLoader(code, origin),
+            submodule_search_locations=[str(REFERENCE)] if package else None,
         )
 
 
-def _swap_in(module: str, code: str | None) -> None:
-    """Forget the reference and the oracle; serve ``module`` from ``code`` on re-import."""
+def _swap_in(module: str | None, code: str | None) -> None:
+    """Forget the reference and the oracle; re-import them from the snapshot, with
+    ``module`` replaced by ``code``."""
     for name in list(sys.modules):
-        if name.startswith(PACKAGE) or name == "doomloop_kit.generators.oracle":
+        if name.startswith(PACKAGE) or name == ORACLE:
             del sys.modules[name]
             parent, _, child = name.rpartition(".")
             if parent in sys.modules and hasattr(sys.modules[parent], child):
                 delattr(sys.modules[parent], child)  # `from pkg import mod` reads this first
-    if code is not None:
-        package = module == "__init__"
-        fullname = PACKAGE if package else f"{PACKAGE}.{module}"
-        sys.meta_path.insert(
-            0, _MutantFinder(fullname, code, str(REFERENCE / f"{module}.py"), package)
-        )
+    sys.meta_path.insert(0, _SnapshotFinder(module, code))
 
 
 def _child(mutant: Mutant | None, prepared: replay.Prepared, write_fd: int) -> None:
@@ -299,7 +323,7 @@ def _child(mutant: Mutant | None, prepared: replay.Prepared, write_fd: int) -> N
             code = mutated_source(mutant)
             if code is None:
                 raise RuntimeError("Cosmic Ray made no mutation at this occurrence")
-        _swap_in(mutant.module if mutant else "", code)
+        _swap_in(mutant.module if mutant else None, code)
         problem = replay.first_mismatch(prepared)
         status, message = (0, "") if problem is None else (1, problem)
     except BaseException as error:  # a crash is a failed replay: the mutant is killed
@@ -561,6 +585,7 @@ def main(argv: list[str] | None = None) -> int:
     import cosmic_ray
 
     started = time.perf_counter()
+    snapshot_sources()
     mutants, excluded = enumerate_mutants(args.module)
     if args.list:
         for mutant in mutants:
@@ -629,10 +654,11 @@ def main(argv: list[str] | None = None) -> int:
         row["score"] = row["killed"] / denominator if denominator else 1.0
     triaged_statuses = ("equivalent", "unreachable")
     used = {id(triage_of(o.mutant, entries)) for o in outcomes if o.status in triaged_statuses}
-    stale = [e for e in entries if id(e) not in used]
+    # a run of some modules only cannot tell whether an entry elsewhere is stale
+    stale = [] if args.module else [e for e in entries if id(e) not in used]
     unused_operators = [
         f"{e['module']} {op} {e['code']}"
-        for e in entries
+        for e in ([] if args.module else entries)
         for op in e["operators"]
         if not any(
             o.status in triaged_statuses and o.mutant.operator == op and triage_of(o.mutant, [e])

@@ -27,6 +27,7 @@ def prepared() -> replay.Prepared:
 
 
 def test_clean_replay_and_an_obvious_mutant(prepared: replay.Prepared) -> None:
+    run.snapshot_sources()
     mutants, _ = run.enumerate_mutants(["ladder"])
     # ("stop", True) -> ("stop", False): the stop rung is never considered.
     stop = next(

@@ -16,6 +16,8 @@ DOCS_PAGES = {
     "harness": "guide/write-a-harness.md",
     "versioning": "versioning.md",
     "changelog": "changelog.md",
+    "benchmarks": "benchmarks.md",
+    "mutation": "mutation.md",
 }
 
 
@@ -48,8 +50,15 @@ def build(files: Files, state: BuildState) -> list[NavItem]:
             vector_pages.append({kind.capitalize(): family_pages})
 
     conformance: list[NavItem] = [{"Conformance matrix": MATRIX_PAGE}]
-    if _present(files, DOCS_PAGES["harness"]):
-        conformance.append({"Write a harness": DOCS_PAGES["harness"]})
+    conformance += [
+        {title: DOCS_PAGES[key]}
+        for key, title in (
+            ("harness", "Write a harness"),
+            ("mutation", "Mutation score of the vectors"),
+            ("benchmarks", "Benchmarks"),
+        )
+        if _present(files, DOCS_PAGES[key])
+    ]
 
     project: list[NavItem] = [
         {title: DOCS_PAGES[key]}
