@@ -27,24 +27,17 @@ from hypothesis import seed as hypothesis_seed
 from . import report
 from .execute import PASSED, Outcome, run_vector
 from .protocol import (
-    DEFAULT_MAX_LINE_BYTES,
-    DEFAULT_STARTUP_TIMEOUT,
-    DEFAULT_TIMEOUT,
     Harness,
     HarnessFault,
     ProtocolMismatch,
+    add_harness_arguments,
 )
 
 EXIT_OK, EXIT_MISMATCH, EXIT_UNUSABLE = 0, 1, 2
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--port",
-        required=True,
-        metavar="COMMAND",
-        help="shell command that starts the harness (protocol v1)",
-    )
+    add_harness_arguments(parser, max_restarts=20)
     parser.add_argument(
         "--examples",
         type=int,
@@ -75,20 +68,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         choices=sorted(strategies.FAMILIES),
         help="fuzz only this strategy family (repeatable; default all)",
     )
-    parser.add_argument(
-        "--timeout",
-        type=float,
-        default=DEFAULT_TIMEOUT,
-        metavar="SECONDS",
-        help="longest wait for any one response (default 10)",
-    )
-    parser.add_argument(
-        "--max-restarts",
-        type=int,
-        default=20,
-        metavar="N",
-        help="harness restarts allowed (each fault costs one; default 20)",
-    )
 
 
 class _Abort(BaseException):
@@ -107,8 +86,8 @@ class Fuzzer:
         harness = Harness(
             self.args.port,
             timeout=self.args.timeout,
-            startup_timeout=DEFAULT_STARTUP_TIMEOUT,
-            max_line_bytes=DEFAULT_MAX_LINE_BYTES,
+            startup_timeout=self.args.startup_timeout,
+            max_line_bytes=self.args.max_line_bytes,
         )
         try:
             hello = harness.start()

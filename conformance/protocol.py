@@ -11,6 +11,7 @@ caller then kills the process group and may start a fresh harness.
 
 from __future__ import annotations
 
+import argparse
 import collections
 import contextlib
 import json
@@ -49,6 +50,44 @@ _POLL: Final = 0.1
 _EXIT_DRAIN: Final = 0.3
 _READ_CHUNK: Final = 1 << 20
 _WRITE_CHUNK: Final = 1 << 16
+
+
+def add_harness_arguments(parser: argparse.ArgumentParser, *, max_restarts: int) -> None:
+    """The options every command that drives a harness shares (``--port`` and limits)."""
+    parser.add_argument(
+        "--port",
+        required=True,
+        metavar="COMMAND",
+        help="shell command that starts the harness (protocol v1 on stdin/stdout)",
+    )
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        default=DEFAULT_TIMEOUT,
+        metavar="SECONDS",
+        help="longest wait for any one response (default 10)",
+    )
+    parser.add_argument(
+        "--startup-timeout",
+        type=float,
+        default=DEFAULT_STARTUP_TIMEOUT,
+        metavar="SECONDS",
+        help="longest wait for the handshake answer of a starting harness (default 30)",
+    )
+    parser.add_argument(
+        "--max-restarts",
+        type=int,
+        default=max_restarts,
+        metavar="N",
+        help=f"harness restarts allowed after faults before the run ends (default {max_restarts})",
+    )
+    parser.add_argument(
+        "--max-line-bytes",
+        type=int,
+        default=DEFAULT_MAX_LINE_BYTES,
+        metavar="N",
+        help="longest response line accepted (default 64 MiB)",
+    )
 
 
 class HarnessFault(Exception):

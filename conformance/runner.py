@@ -43,13 +43,11 @@ from .execute import (
     VectorRun,
 )
 from .protocol import (
-    DEFAULT_MAX_LINE_BYTES,
-    DEFAULT_STARTUP_TIMEOUT,
-    DEFAULT_TIMEOUT,
     PROTOCOL_VERSION,
     Harness,
     HarnessFault,
     ProtocolMismatch,
+    add_harness_arguments,
 )
 
 EXIT_OK, EXIT_FAILED, EXIT_UNUSABLE = 0, 1, 2
@@ -70,12 +68,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         type=Path,
         help="vector files to run (default: every file the manifest lists)",
     )
-    parser.add_argument(
-        "--port",
-        required=True,
-        metavar="COMMAND",
-        help="shell command that starts the harness (protocol v1 on stdin/stdout)",
-    )
+    add_harness_arguments(parser, max_restarts=5)
     parser.add_argument(
         "--vectors",
         type=Path,
@@ -98,34 +91,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         dest="patterns",
         metavar="PATTERN",
         help="only vectors whose id matches this glob (repeatable)",
-    )
-    parser.add_argument(
-        "--timeout",
-        type=float,
-        default=DEFAULT_TIMEOUT,
-        metavar="SECONDS",
-        help="longest wait for any one response (default 10)",
-    )
-    parser.add_argument(
-        "--startup-timeout",
-        type=float,
-        default=DEFAULT_STARTUP_TIMEOUT,
-        metavar="SECONDS",
-        help="longest wait for the handshake answer of a starting harness (default 30)",
-    )
-    parser.add_argument(
-        "--max-restarts",
-        type=int,
-        default=5,
-        metavar="N",
-        help="harness restarts allowed after faults before the run ends (default 5)",
-    )
-    parser.add_argument(
-        "--max-line-bytes",
-        type=int,
-        default=DEFAULT_MAX_LINE_BYTES,
-        metavar="N",
-        help="longest response line accepted (default 64 MiB)",
     )
     parser.add_argument(
         "--window",
