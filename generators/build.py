@@ -96,18 +96,7 @@ def features_of_transcript(transcript: Transcript) -> list[str]:
 
 def features_of_vector(vector: Vector) -> list[str]:
     """The features field a vector must carry: wire.features_of over its inputs."""
-    return features_of_transcript(transcript_of(vector))
-
-
-def transcript_of(vector: Vector) -> dict[str, Any]:
-    """The transcript (inputs only) of a vector."""
-    transcript: dict[str, Any] = {}
-    if vector.option is not ABSENT:
-        transcript["option"] = vector.option
-    if vector.initial_state is not ABSENT:
-        transcript["initialState"] = vector.initial_state
-    transcript["steps"] = [step.request() for step in vector.steps]
-    return transcript
+    return features_of_transcript(vector.transcript())
 
 
 def content_hash(transcript: Transcript) -> str:

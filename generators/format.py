@@ -133,20 +133,27 @@ class Vector:
     def needs_monitor(self) -> bool:
         return any(step.needs_monitor for step in self.steps)
 
+    def transcript(self, *, with_expectations: bool = False) -> dict[str, Any]:
+        """The vector's inputs (``option``, ``initialState``, ``steps``), as in the file."""
+        data: dict[str, Any] = {}
+        if self.option is not ABSENT:
+            data["option"] = self.option
+        if self.initial_state is not ABSENT:
+            data["initialState"] = self.initial_state
+        data["steps"] = [
+            step.to_json() if with_expectations else step.request() for step in self.steps
+        ]
+        return data
+
     def to_json(self) -> dict[str, Any]:
-        data: dict[str, Any] = {
+        return {
             "id": self.id,
             "description": self.description,
             "spec": list(self.spec),
             "tags": list(self.tags),
             "features": list(self.features),
+            **self.transcript(with_expectations=True),
         }
-        if self.option is not ABSENT:
-            data["option"] = self.option
-        if self.initial_state is not ABSENT:
-            data["initialState"] = self.initial_state
-        data["steps"] = [step.to_json() for step in self.steps]
-        return data
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Vector:
