@@ -1,0 +1,100 @@
+"""A call's arguments and loop identity (ENG-37..ENG-42, ENG-49, EOQ-04).
+
+Arguments are parsed as JS ``JSON.parse`` would; a raw string that does not
+parse makes the call *malformed*. The identity of a parsed call is its
+``loopKey`` resolution, made by the reference resolver.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import cast
+
+from doomloop_kit.reference import UNDEFINED, LoopKeyResolution, resolve_loop_key_material
+
+from .loop_key_functions import ResolutionFault, build_loop_key
+from .scenario import ToolSpec
+
+
+class ResolutionError(Exception):
+    """Resolving a call's identity failed; the engine guards both call sites (ENG-40, ENG-46)."""
+
+
+@dataclass(frozen=True)
+class Malformed:
+    """Arguments that did not parse as JSON: the raw string is the identity (ENG-37)."""
+
+    raw: str
+
+
+def _no_constants(name: str) -> object:
+    raise ValueError(f"{name} is not JSON")
+
+
+def parse_arguments(raw: str) -> object:
+    """The parsed arguments, or :class:`Malformed` (ENG-37, ENG-38).
+
+    Empty or whitespace-only text parses as ``{}``; ``NaN`` and ``Infinity``
+    are not JSON, as in JS.
+    """
+    if not raw.strip():
+        return {}
+    try:
+        return cast(object, json.loads(raw, parse_constant=_no_constants))
+    except ValueError:
+        return Malformed(raw)
+
+
+@dataclass(frozen=True)
+class Call:
+    """One ``function_call`` item with its arguments parsed."""
+
+    call_id: str
+    name: str
+    raw: str
+    arguments: object
+    item: Mapping[str, object]
+    """The ``function_call`` item as the model emitted it."""
+
+    @classmethod
+    def of(cls, item: Mapping[str, object]) -> Call:
+        raw = str(item["arguments"])
+        return cls(str(item["callId"]), str(item["name"]), raw, parse_arguments(raw), item)
+
+    @property
+    def malformed(self) -> bool:
+        return isinstance(self.arguments, Malformed)
+
+
+class IdentityResolver:
+    """Resolves ``loopKey`` declarations, counting function invocations (ENG-39, ENG-41)."""
+
+    def __init__(self, tools: tuple[ToolSpec, ...]) -> None:
+        self.invocations: Counter[str] = Counter()
+        self._loop_keys = {
+            tool.name: build_loop_key(tool.loop_key, tool.name, self.invocations) for tool in tools
+        }
+
+    def resolve(self, call: Call) -> tuple[LoopKeyResolution, object]:
+        """The resolution of a parsed call and the value handed to the resolver.
+
+        Raises :class:`ResolutionError` when the resolution itself fails (ENG-40).
+        """
+        loop_key = self._loop_keys.get(call.name, UNDEFINED)
+        if isinstance(loop_key, ResolutionFault):
+            raise ResolutionError(loop_key.message)
+        args = {} if call.arguments is None else call.arguments  # ENG-39
+        if not isinstance(args, Mapping):  # EOQ-04
+            if loop_key is UNDEFINED:
+                return LoopKeyResolution("key", args), args
+            if isinstance(loop_key, list | tuple):
+                raise ResolutionError("cannot look up loopKey fields in a non-object value")
+        return resolve_loop_key_material(loop_key, cast(Mapping[str, object], args)), args
+
+
+def retry_identity(resolution: LoopKeyResolution, args: object) -> object:
+    """The full arguments, unless the key material already is them (ENG-49)."""
+    return UNDEFINED if resolution.key_material is args else args

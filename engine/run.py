@@ -1,0 +1,425 @@
+"""One run of the tool loop: the order of its steps (spec §15.6, ENG-124..ENG-135).
+
+A :class:`Run` is built for one invocation (a fresh turn or a decision
+resume) over the state left by the previous run, and executed once.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from doomloop_kit.reference import UNDEFINED, DoomLoopMonitor, resolve_doom_loop_option
+
+from . import texts
+from .actions import Actions
+from .conversation import (
+    AWAITING_APPROVAL,
+    AWAITING_CLIENT_TOOLS,
+    AWAITING_HITL,
+    COMPLETE,
+    DECISION_STATUSES,
+    IN_PROGRESS,
+    Conversation,
+)
+from .detection import Detection, response_text
+from .escalation import apply_overrides
+from .hooks import Hooks
+from .identity import Call, IdentityResolver
+from .jsjson import stringify
+from .rounds import Outcome, RoundRunner, function_call_output, unsent_output_item
+from .scenario import RunSpec, Scenario
+from .tool_choice import ToolChoicePolicy
+from .transcript import Dispatch, Execution, RunEnd, RunTranscript
+
+
+class DispatchFailed(Exception):
+    """The scripted model had no response for a dispatch (ENG-20)."""
+
+    def __init__(self, index: int) -> None:
+        super().__init__(f"the scripted model has no response for dispatch {index}")
+        self.index = index
+
+
+@dataclass(frozen=True)
+class Response:
+    """A scripted response once it has been given its id (ENG-17)."""
+
+    id: str
+    output: tuple[Mapping[str, object], ...]
+
+    def items(self) -> list[dict[str, object]]:
+        """Private copies of the output items, for the conversation and the input."""
+        return [copy.deepcopy(dict(item)) for item in self.output]
+
+    def calls(self) -> list[Call]:
+        return [Call.of(item) for item in self.output if item.get("type") == "function_call"]
+
+
+class Run:
+    """The engine for one invocation; :meth:`execute` gives its transcript."""
+
+    def __init__(
+        self, scenario: Scenario, spec: RunSpec, index: int, loaded: Mapping[str, object] | None
+    ) -> None:
+        self.scenario, self.spec, self.index = scenario, spec, index
+        self.request = scenario.request
+        self.warnings: list[str] = []
+        option = scenario.doom_loop if spec.doom_loop is UNDEFINED else spec.doom_loop
+        resolution = resolve_doom_loop_option(option)  # ENG-24
+        self.config = resolution.config
+        self.config_warnings = tuple(warning.code for warning in resolution.warnings)
+        self.hooks = Hooks(scenario.hooks, self.warnings)
+        self.identity = IdentityResolver(scenario.tools)
+        self.actions: Actions | None = None
+        self.detection: Detection | None = None
+        if self.config is not None:
+            monitor = DoomLoopMonitor(self.config)  # ENG-30: starts empty
+            self.actions = Actions(monitor, self.hooks)
+            self.detection = Detection(
+                scenario, monitor, self.actions, self.identity, self.warnings
+            )
+        self.state = Conversation.from_json(loaded)
+        self.tool_choice = ToolChoicePolicy(
+            self.request.tool_choice,
+            self.request.tool_choice_from,
+            self.state.consumed_tool_choice_key,
+        )
+        self.executions: list[Execution] = []
+        self.rounds = RoundRunner(scenario, self.detection, self.hooks, self.executions)
+        self.dispatches: list[Dispatch] = []
+        self._script = iter(spec.model)
+        self._answered = 0
+        self.input: list[dict[str, object]] = []
+        self.session_started = False
+        self.steps = 0
+        self.saved: object = None
+        self.end: RunEnd | None = None
+
+    # -- helpers -----------------------------------------------------------------
+
+    @property
+    def stop_armed(self) -> bool:
+        return self.actions is not None and self.actions.stop_armed
+
+    def _stop_verdict(self) -> object:
+        return None if self.actions is None else self.actions.stop_verdict  # ENG-29, ENG-101
+
+    def _blob(self, monitor: DoomLoopMonitor, actions: Actions) -> dict[str, object]:
+        """Monitor state, then ``stopVerdict``, then ``pendingSteer`` (ENG-114)."""
+        blob = monitor.get_state()
+        if actions.stop_verdict is not None:
+            blob["stopVerdict"] = copy.deepcopy(actions.stop_verdict)
+        pending = actions.steer.persisted()
+        if pending is not None:
+            blob["pendingSteer"] = pending
+        return blob
+
+    def _save(self) -> None:
+        """Write the state; the blob is rebuilt only while detection is on (ENG-115, ENG-28)."""
+        if self.detection is not None and self.actions is not None:
+            self.state.doom_loop = self._blob(self.detection.monitor, self.actions)
+        self.state.consumed_tool_choice_key = self.tool_choice.consumed_key
+        if self.scenario.state_accessor:
+            self.saved = self.state.to_json()
+
+    def _executable(self, call: Call) -> bool:
+        tool = self.scenario.tool(call.name)
+        return tool is not None and tool.executable
+
+    def _dispatch(self, kind: str, items: list[dict[str, object]]) -> Response:
+        """Build and send one request; only follow-ups take the latch (ENG-71, ENG-75)."""
+        index = len(self.dispatches)
+        request: dict[str, object] = {"model": self.request.model}
+        if self.request.models is not None:
+            request["models"] = list(self.request.models)
+        if self.scenario.tools:
+            request["tools"] = [{"type": "function", "name": t.name} for t in self.scenario.tools]
+        choice = "none" if kind == "final" else self.tool_choice.offer(index)
+        if choice is not UNDEFINED:
+            request["toolChoice"] = choice
+        replaced = False
+        if kind == "follow-up" and self.actions is not None and self.detection is not None:
+            pending = self.actions.latch.take()
+            escalation = self.config.escalation if self.config is not None else None
+            if pending is not None and escalation is not None:
+                monitor = self.detection.monitor
+                if monitor.can_escalate():
+                    monitor.consume_escalation()
+                    replaced = apply_overrides(request, escalation, pending)
+        if kind != "final" and not replaced:
+            self.tool_choice.sent(choice)  # ENG-74, ENG-133
+        request["input"] = copy.deepcopy(items)
+        scripted = next(self._script, None)
+        if scripted is None:
+            self.dispatches.append(Dispatch(index, kind, request, None))
+            raise DispatchFailed(index)
+        self._answered += 1
+        response = Response(f"resp_{self._answered}", scripted.output)
+        self.dispatches.append(Dispatch(index, kind, request, response.id))
+        return response
+
+    def _take_response(self, response: Response) -> None:
+        """Save the response, then its checkpoint: text, then server items (ENG-109, ENG-56)."""
+        self.state.messages.extend(response.items())
+        self._save()
+        if self.detection is not None:
+            self.detection.check_response(response.output)
+
+    def _finish(self, response: Response | None, reason: str, status: str = COMPLETE) -> None:
+        """End the run (or pause it); ``SessionEnd`` fires last, once (ENG-99, ENG-130)."""
+        if self.actions is not None:
+            self.actions.latch.drop()  # ENG-76
+        self.state.status = status
+        self._save()
+        if self.session_started:
+            self.hooks.emit("SessionEnd", {"reason": reason})
+        self.end = RunEnd(
+            status=status,
+            reason=reason,
+            final_response_id=None if response is None else response.id,
+            final_text=None if response is None else response_text(response.output),
+            stop_verdict=copy.deepcopy(self._stop_verdict()),
+        )
+
+    def _seal(self, response: Response, outcomes: list[Outcome]) -> None:
+        """Give every call still without output the halt output (ENG-85, ENG-106)."""
+        verdict = self._stop_verdict()
+        message = verdict.get("message") if isinstance(verdict, Mapping) else None
+        halt = stringify({"error": texts.halt_seal(message if isinstance(message, str) else None)})
+        calls = response.calls()
+        answered = [False] * len(calls)
+        for position, outcome in enumerate(outcomes):
+            answered[position] = outcome.answered
+        seals = [
+            function_call_output(call.call_id, halt)
+            for call, done in zip(calls, answered, strict=True)
+            if not done
+        ]
+        if seals:
+            self.state.messages.extend(seals)
+            self._save()
+
+    # -- the run -------------------------------------------------------------------
+
+    def execute(self) -> RunTranscript:
+        """Run to a pause or an end; bad input ends the run, never raises (ENG-20)."""
+        try:
+            self._initialise()
+        except DispatchFailed as failure:
+            if self.session_started:
+                self.hooks.emit("SessionEnd", {"reason": "error"})
+            self.end = RunEnd(
+                status=self.state.status,
+                reason="error",
+                final_response_id=None,
+                final_text=None,
+                stop_verdict=copy.deepcopy(self._stop_verdict()),
+                error={"kind": "script-exhausted", "dispatch": failure.index},
+            )
+        assert self.end is not None
+        return RunTranscript(
+            index=self.index,
+            decision_resume=self.spec.decision_resume,
+            config=None if self.config is None else self.config.to_json(),
+            config_warnings=self.config_warnings,
+            dispatches=tuple(self.dispatches),
+            events=tuple(self.hooks.events),
+            executions=tuple(self.executions),
+            warnings=tuple(self.warnings),
+            loop_key_invocations=dict(self.identity.invocations),
+            end=self.end,
+            state=self.saved,
+        )
+
+    def _restore(self) -> None:
+        """Restore the monitor, re-queue steer, re-arm a stop on decisions (ENG-117, ENG-118)."""
+        blob = self.state.doom_loop
+        if self.detection is None or self.actions is None or blob is UNDEFINED:
+            return  # ENG-28: with detection off the blob rides along untouched
+        if not self.detection.monitor.restore(blob):
+            self.warnings.append("[DoomLoop] persisted doomLoop state is not an object; ignored")
+        if isinstance(blob, Mapping):
+            self.actions.steer.requeue(blob.get("pendingSteer"))
+            verdict = blob.get("stopVerdict")
+            if self.spec.decision_resume and isinstance(verdict, Mapping):
+                self.actions.stop_verdict = copy.deepcopy(dict(verdict))
+
+    def _initialise(self) -> None:
+        """ENG-124."""
+        self._restore()
+        if self.spec.decision_resume and self.state.status in DECISION_STATUSES:
+            self._decision_resume()
+            return
+        resuming_client_tools = self.state.status == AWAITING_CLIENT_TOOLS
+        if self.spec.input is not None:
+            self.state.messages.extend(copy.deepcopy([dict(item) for item in self.spec.input]))
+            self.tool_choice.reset()  # EOQ-07: a new turn may force again
+        self.state.status = IN_PROGRESS
+        if not resuming_client_tools:
+            self._save()  # ENG-119: writes the blob without a stale stopVerdict
+        self.hooks.emit("SessionStart", {})
+        self.session_started = True
+        self.input = copy.deepcopy(self.state.messages)
+        self._first_response(self._dispatch("initial", self.input))
+
+    def _first_response(self, response: Response) -> None:
+        """ENG-125 (the stop check comes late here: EQ-01)."""
+        self._take_response(response)
+        calls = response.calls()
+        if not self.scenario.tools or not calls:
+            self._finish(response, "doom_loop" if self.stop_armed else "complete")
+            return
+        if self._approval_pause(response, calls):
+            return
+        if not any(self._executable(call) for call in calls):
+            self._finish(response, "complete", AWAITING_CLIENT_TOOLS)  # ENG-134
+            return
+        self._main_loop(response)
+
+    def _main_loop(self, response: Response) -> None:
+        """ENG-126."""
+        first = True
+        while True:
+            calls = response.calls()
+            if self.stop_armed:  # gate A
+                self._seal(response, [])
+                self._finish(response, "doom_loop")
+                return
+            steps = self.request.stop_when_steps
+            if steps is not None and self.steps >= steps:  # ENG-132
+                self._stop_when(response)
+                return
+            if not calls:
+                self._finish(response, "complete")
+                return
+            if not first:
+                if self._approval_pause(response, calls):
+                    return
+                if not any(self._executable(call) for call in calls):
+                    self._finish(response, "complete", AWAITING_CLIENT_TOOLS)
+                    return
+            first = False
+            outcomes, outputs = self._normal_round(calls)
+            if self._round_paused(response, outcomes):
+                return
+            if self.stop_armed:  # gate B
+                self._seal(response, outcomes)
+                self._finish(response, "doom_loop")
+                return
+            steer = self.actions.steer.flush() if self.actions is not None else None
+            if steer is not None:  # ENG-65..ENG-67
+                message: dict[str, object] = {"role": "user", "content": steer}
+                self.state.messages.append(message)
+                self._save()
+                self.input.append(copy.deepcopy(message))
+            self.input.extend(response.items())
+            self.input.extend(copy.deepcopy(outputs))
+            response = self._dispatch("follow-up", self.input)
+            self._take_response(response)
+
+    def _normal_round(self, calls: list[Call]) -> tuple[list[Outcome], list[dict[str, object]]]:
+        """Run a normal round and save its outputs in call order (ENG-126 steps 6-7)."""
+        outcomes = self.rounds.run(calls, "normal")
+        self.steps += 1
+        outputs = [outcome.output_item() for outcome in outcomes if outcome.answered]
+        self.state.messages.extend(copy.deepcopy(outputs))
+        self._save()
+        return outcomes, outputs
+
+    def _round_paused(self, response: Response, outcomes: list[Outcome]) -> bool:
+        """HITL, then client-tools pauses, both before the stop gate (ENG-126 step 8, EQ-02)."""
+        hitl = [dict(outcome.call.item) for outcome in outcomes if outcome.hitl]
+        if hitl:
+            self.state.pending = copy.deepcopy(hitl)
+            self._finish(response, "complete", AWAITING_HITL)  # ENG-135, ENG-88
+            return True
+        if not all(outcome.answered for outcome in outcomes):
+            self._finish(response, "complete", AWAITING_CLIENT_TOOLS)  # ENG-134
+            return True
+        return False
+
+    def _stop_when(self, response: Response) -> None:
+        """ENG-128."""
+        calls = response.calls()
+        if not (self.request.allow_final_response and any(map(self._executable, calls))):
+            self._finish(response, "complete")
+            return
+        outcomes, outputs = self._normal_round(calls)
+        if self._round_paused(response, outcomes):
+            return
+        if self.stop_armed:  # gate C
+            self._seal(response, outcomes)
+            self._finish(response, "doom_loop")
+            return
+        self.input.extend(response.items())
+        self.input.extend(copy.deepcopy(outputs))
+        final = self._dispatch("final", self.input)
+        self.state.messages.extend(final.items())  # not checked (ENG-109)
+        self._finish(final, "complete")
+
+    def _approval_pause(self, response: Response, calls: list[Call]) -> bool:
+        """Round (b) and the approval pause (ENG-129)."""
+        gated = [call for call in calls if self._tool_kind(call) in ("approval", "hitl")]
+        if not gated:
+            return False
+        auto = [call for call in calls if self._tool_kind(call) == "executable"]
+        outcomes = self.rounds.run(auto, "approval-pause")
+        self.state.unsent.extend(outcome.unsent_result() for outcome in outcomes)
+        self.state.pending = [copy.deepcopy(dict(call.item)) for call in gated]
+        self._finish(response, "complete", AWAITING_APPROVAL)
+        return True
+
+    def _tool_kind(self, call: Call) -> str | None:
+        tool = self.scenario.tool(call.name)
+        return None if tool is None else tool.kind
+
+    def _decision_resume(self) -> None:
+        """ENG-127, ENG-22."""
+        by_id: dict[str, Mapping[str, object]] = {}
+        for item in self.state.pending:
+            by_id.setdefault(str(item.get("callId")), item)
+        decided: set[str] = set()
+        approved: list[Call] = []
+        for call_id in self.spec.approve:
+            if call_id not in by_id:
+                self.warnings.append(f"[engine] approval of unknown call {call_id!r} ignored")
+            elif call_id not in decided:
+                decided.add(call_id)
+                approved.append(Call.of(by_id[call_id]))
+        results = [outcome.unsent_result() for outcome in self.rounds.run(approved, "approved")]
+        for call_id in self.spec.reject:
+            if call_id not in by_id:
+                self.warnings.append(f"[engine] rejection of unknown call {call_id!r} ignored")
+            elif call_id not in decided:
+                decided.add(call_id)
+                name = by_id[call_id].get("name")
+                results.append(
+                    {
+                        "callId": call_id,
+                        "name": name,
+                        "output": None,
+                        "error": texts.REJECTED_BY_USER,
+                    }
+                )
+        self.state.unsent.extend(results)
+        self.state.pending = [
+            item for item in self.state.pending if str(item.get("callId")) not in decided
+        ]
+        if self.state.pending:  # still awaiting a decision: pause again, nothing injected
+            self._save()
+            self.end = RunEnd(self.state.status, "complete", None, None, self._stop_verdict())
+            return
+        self.state.status = IN_PROGRESS
+        if self.stop_armed:  # gate D
+            self.tool_choice.reset()
+            self._save()
+            self.end = RunEnd(IN_PROGRESS, "doom_loop", None, None, self._stop_verdict())
+            return
+        self._save()
+        outputs = [unsent_output_item(result) for result in self.state.unsent]
+        self.state.messages.extend(outputs)
+        self.state.unsent = []
+        self.input = copy.deepcopy(self.state.messages)
+        self._first_response(self._dispatch("resume", self.input))

@@ -1,0 +1,256 @@
+"""What an engine scenario is made of, read from plain JSON (ENG-16, ENG-23).
+
+A scenario is configuration + tool declarations + hook handlers + the
+caller's request + runs; each run is a fresh turn or a decision resume with
+its own scripted model. Everything is data, so that a scenario can be stored
+as a vector and replayed by any port. :func:`Scenario.from_json` rejects a
+malformed scenario with :class:`ScenarioError` before anything runs.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Literal, cast
+
+from doomloop_kit.reference import UNDEFINED
+
+ToolKind = Literal["executable", "approval", "hitl", "manual"]
+TOOL_KINDS: tuple[ToolKind, ...] = ("executable", "approval", "hitl", "manual")
+
+
+class ScenarioError(ValueError):
+    """A scenario that is not well formed; the message names the offending part (ENG-23)."""
+
+
+def _object(value: object, where: str) -> Mapping[str, object]:
+    if not isinstance(value, Mapping):
+        raise ScenarioError(f"{where}: expected an object, got {type(value).__name__}")
+    return cast(Mapping[str, object], value)
+
+
+def _list(value: object, where: str) -> Sequence[object]:
+    if not isinstance(value, list | tuple):
+        raise ScenarioError(f"{where}: expected a list, got {type(value).__name__}")
+    return value
+
+
+def _string(value: object, where: str) -> str:
+    if not isinstance(value, str):
+        raise ScenarioError(f"{where}: expected a string, got {type(value).__name__}")
+    return value
+
+
+def _strings(value: object, where: str) -> tuple[str, ...]:
+    return tuple(_string(item, f"{where}[{i}]") for i, item in enumerate(_list(value, where)))
+
+
+def _json(value: object) -> object:
+    """A private copy of a JSON value, so that later mutation cannot reach it."""
+    return copy.deepcopy(value)
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    """One declared tool: name, kind, ``loopKey`` form and what its body does (ENG-18).
+
+    ``loop_key`` is the JSON form: absent (UNDEFINED), ``false``, a list of
+    field names, or a named function object (see :mod:`.loop_key_functions`).
+    ``result`` is what the body returns; ``fails`` makes the body fail with
+    that message instead (ENG-21).
+    """
+
+    name: str
+    kind: ToolKind = "executable"
+    loop_key: object = UNDEFINED
+    result: object = field(default_factory=lambda: {"ok": True})
+    fails: str | None = None
+
+    @property
+    def executable(self) -> bool:
+        return self.kind != "manual"
+
+    @classmethod
+    def from_json(cls, value: object, where: str) -> ToolSpec:
+        data = _object(value, where)
+        kind = data.get("kind", "executable")
+        if kind not in TOOL_KINDS:
+            raise ScenarioError(f"{where}.kind: unknown tool kind {kind!r}")
+        fails = data.get("fails")
+        return cls(
+            name=_string(data.get("name"), f"{where}.name"),
+            kind=kind,
+            loop_key=_json(data["loopKey"]) if "loopKey" in data else UNDEFINED,
+            result=_json(data.get("result", {"ok": True})),
+            fails=None if fails is None else _string(fails, f"{where}.fails"),
+        )
+
+
+@dataclass(frozen=True)
+class HandlerSpec:
+    """A ``DoomLoopDetected`` handler with a fixed outcome (ENG-91..ENG-97).
+
+    ``tool`` registers it for one tool name; ``when`` holds payload members it
+    requires (equality); ``returns`` is its raw result (UNDEFINED: nothing);
+    ``fails`` makes it fail with that message.
+    """
+
+    tool: str | None = None
+    when: Mapping[str, object] = field(default_factory=dict)
+    returns: object = UNDEFINED
+    fails: str | None = None
+
+    @classmethod
+    def from_json(cls, value: object, where: str) -> HandlerSpec:
+        data = _object(value, where)
+        tool, fails = data.get("tool"), data.get("fails")
+        return cls(
+            tool=None if tool is None else _string(tool, f"{where}.tool"),
+            when=dict(_object(data.get("when", {}), f"{where}.when")),
+            returns=_json(data["returns"]) if "returns" in data else UNDEFINED,
+            fails=None if fails is None else _string(fails, f"{where}.fails"),
+        )
+
+
+@dataclass(frozen=True)
+class RequestSpec:
+    """The caller's request: model, fallback models, tool choice, stopWhen (ENG-132, ENG-133)."""
+
+    model: str = "cheap-model"
+    models: tuple[str, ...] | None = None
+    tool_choice: object = UNDEFINED
+    tool_choice_from: int = 0
+    stop_when_steps: int | None = None
+    allow_final_response: bool = True
+
+    @classmethod
+    def from_json(cls, value: object, where: str) -> RequestSpec:
+        data = _object(value, where)
+        models = data.get("models")
+        steps = data.get("stopWhenSteps")
+        start = data.get("toolChoiceFromDispatch", 0)
+        if not isinstance(start, int) or (steps is not None and not isinstance(steps, int)):
+            raise ScenarioError(f"{where}: dispatch and step counts must be integers")
+        return cls(
+            model=_string(data.get("model", "cheap-model"), f"{where}.model"),
+            models=None if models is None else _strings(models, f"{where}.models"),
+            tool_choice=_json(data["toolChoice"]) if "toolChoice" in data else UNDEFINED,
+            tool_choice_from=start,
+            stop_when_steps=steps,
+            allow_final_response=data.get("allowFinalResponse", True) is not False,
+        )
+
+
+@dataclass(frozen=True)
+class ScriptedResponse:
+    """One scripted model response: its output items, in order (ENG-19)."""
+
+    output: tuple[Mapping[str, object], ...]
+
+    @classmethod
+    def from_json(cls, value: object, where: str) -> ScriptedResponse:
+        items = _list(_object(value, where).get("output"), f"{where}.output")
+        output = []
+        for index, raw in enumerate(items):
+            item = _object(raw, f"{where}.output[{index}]")
+            kind = _string(item.get("type"), f"{where}.output[{index}].type")
+            if kind == "function_call":
+                for member in ("name", "arguments", "callId"):
+                    _string(item.get(member), f"{where}.output[{index}].{member}")
+            output.append(cast(Mapping[str, object], _json(item)))
+        return cls(tuple(output))
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    """One invocation: a fresh turn (``input``) or a decision resume (ENG-124, ENG-127)."""
+
+    doom_loop: object = UNDEFINED
+    """UNDEFINED: the scenario's option applies."""
+    input: tuple[Mapping[str, object], ...] | None = None
+    approve: tuple[str, ...] = ()
+    reject: tuple[str, ...] = ()
+    model: tuple[ScriptedResponse, ...] = ()
+
+    @property
+    def decision_resume(self) -> bool:
+        """A non-empty approval or rejection list makes a decision resume (ENG-118)."""
+        return bool(self.approve or self.reject)
+
+    @classmethod
+    def from_json(cls, value: object, where: str) -> RunSpec:
+        data = _object(value, where)
+        given = data.get("input")
+        items: tuple[Mapping[str, object], ...] | None
+        if isinstance(given, str):
+            items = ({"role": "user", "content": given},)
+        elif given is None:
+            items = None
+        else:
+            listed = _list(given, f"{where}.input")
+            items = tuple(
+                cast(Mapping[str, object], _json(_object(item, f"{where}.input[{i}]")))
+                for i, item in enumerate(listed)
+            )
+        run = cls(
+            doom_loop=_json(data["doomLoop"]) if "doomLoop" in data else UNDEFINED,
+            input=items,
+            approve=_strings(data.get("approve", []), f"{where}.approve"),
+            reject=_strings(data.get("reject", []), f"{where}.reject"),
+            model=tuple(
+                ScriptedResponse.from_json(response, f"{where}.model[{i}]")
+                for i, response in enumerate(_list(data.get("model", []), f"{where}.model"))
+            ),
+        )
+        if run.input is None and not run.decision_resume:
+            raise ScenarioError(f"{where}: a run needs input (fresh turn) or decisions")
+        return run
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """A whole engine scenario (ENG-16)."""
+
+    id: str
+    tools: tuple[ToolSpec, ...] = ()
+    hooks: tuple[HandlerSpec, ...] = ()
+    request: RequestSpec = field(default_factory=RequestSpec)
+    runs: tuple[RunSpec, ...] = ()
+    doom_loop: object = UNDEFINED
+    state_accessor: bool = True
+    initial_state: object = None
+
+    def tool(self, name: str) -> ToolSpec | None:
+        return next((tool for tool in self.tools if tool.name == name), None)
+
+    @classmethod
+    def from_json(cls, value: object) -> Scenario:
+        """Read and check a scenario (ENG-23); raises :class:`ScenarioError`."""
+        data = _object(value, "scenario")
+        tools = tuple(
+            ToolSpec.from_json(tool, f"tools[{i}]")
+            for i, tool in enumerate(_list(data.get("tools", []), "tools"))
+        )
+        names = [tool.name for tool in tools]
+        if len(set(names)) != len(names):
+            raise ScenarioError("tools: two tools share a name")
+        initial = data.get("initialState")
+        if initial is not None:
+            _object(initial, "initialState")
+        return cls(
+            id=_string(data.get("id"), "id"),
+            tools=tools,
+            hooks=tuple(
+                HandlerSpec.from_json(hook, f"hooks[{i}]")
+                for i, hook in enumerate(_list(data.get("hooks", []), "hooks"))
+            ),
+            request=RequestSpec.from_json(data.get("request", {}), "request"),
+            runs=tuple(
+                RunSpec.from_json(run, f"runs[{i}]")
+                for i, run in enumerate(_list(data.get("runs"), "runs"))
+            ),
+            doom_loop=_json(data.get("doomLoop", UNDEFINED)),
+            state_accessor=data.get("stateAccessor", True) is not False,
+            initial_state=_json(initial),
+        )

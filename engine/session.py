@@ -1,0 +1,37 @@
+"""Running a whole scenario: its runs in order over carried state (ENG-15, ENG-16).
+
+This is the engine's entry point for tests, vector generation and the log
+replayer: :func:`run_scenario` takes a :class:`~.scenario.Scenario` or its
+JSON form and returns the :class:`~.transcript.Transcript`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+
+from .run import Run
+from .scenario import Scenario
+from .transcript import Transcript
+
+
+def _stored(state: object) -> Mapping[str, object] | None:
+    """What the accessor hands back: the saved JSON, decoded afresh (ENG-121)."""
+    if not isinstance(state, Mapping):
+        return None
+    decoded: Mapping[str, object] = json.loads(json.dumps(state))
+    return decoded
+
+
+def run_scenario(scenario: Scenario | Mapping[str, object]) -> Transcript:
+    """Run every run of the scenario; raises :class:`~.scenario.ScenarioError` for bad data."""
+    if not isinstance(scenario, Scenario):
+        scenario = Scenario.from_json(scenario)
+    stored: object = scenario.initial_state if scenario.state_accessor else None
+    runs = []
+    for index, spec in enumerate(scenario.runs):
+        transcript = Run(scenario, spec, index, _stored(stored)).execute()
+        if scenario.state_accessor and transcript.state is not None:
+            stored = transcript.state
+        runs.append(transcript)
+    return Transcript(scenario.id, tuple(runs))

@@ -1,0 +1,148 @@
+"""The observable run, as immutable records with a JSON form (ENG-15).
+
+A :class:`Transcript` holds one :class:`RunTranscript` per run of a
+scenario: every dispatch's request, the hook events, the tool bodies that
+ran, the warnings (informative, ENG-108), the run's end and the persisted
+state. ``to_json()`` gives the shape engine vectors compare.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, field
+
+
+def _frozen_json(value: object) -> object:
+    """A private deep copy: records never share mutable JSON with the engine."""
+    return copy.deepcopy(value)
+
+
+@dataclass(frozen=True)
+class Dispatch:
+    """One request to the model and the id of the response it got (ENG-19).
+
+    ``kind`` is ``initial``, ``follow-up``, ``resume`` or ``final``;
+    ``response_id`` is None when the scripted model was exhausted (ENG-20).
+    """
+
+    index: int
+    kind: str
+    request: dict[str, object]
+    response_id: str | None
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "index": self.index,
+            "kind": self.kind,
+            "request": _frozen_json(self.request),
+            "responseId": self.response_id,
+        }
+
+
+@dataclass(frozen=True)
+class HookEvent:
+    """One hook emission; ``applied_action`` is set for ``DoomLoopDetected`` (ENG-98)."""
+
+    hook: str
+    payload: dict[str, object]
+    applied_action: str | None = None
+
+    def to_json(self) -> dict[str, object]:
+        result: dict[str, object] = {"hook": self.hook, "payload": _frozen_json(self.payload)}
+        if self.applied_action is not None:
+            result["appliedAction"] = self.applied_action
+        return result
+
+
+@dataclass(frozen=True)
+class Execution:
+    """A tool body that ran, with the arguments the model issued (ENG-100)."""
+
+    call_id: str
+    name: str
+    arguments: object
+    round: int
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "callId": self.call_id,
+            "name": self.name,
+            "arguments": _frozen_json(self.arguments),
+            "round": self.round,
+        }
+
+
+@dataclass(frozen=True)
+class RunEnd:
+    """How a run ended (ENG-86, ENG-87, ENG-20).
+
+    ``status`` is the conversation status; ``reason`` the ``SessionEnd``
+    reason the run reached (also when no hook could observe it);
+    ``stop_verdict`` what ``getDoomLoopVerdict()`` gives (ENG-101).
+    """
+
+    status: str
+    reason: str
+    final_response_id: str | None
+    final_text: str | None
+    stop_verdict: object
+    error: dict[str, object] | None = None
+
+    def to_json(self) -> dict[str, object]:
+        result: dict[str, object] = {
+            "status": self.status,
+            "reason": self.reason,
+            "finalResponseId": self.final_response_id,
+            "finalText": self.final_text,
+            "stopVerdict": _frozen_json(self.stop_verdict),
+        }
+        if self.error is not None:
+            result["error"] = dict(self.error)
+        return result
+
+
+@dataclass(frozen=True)
+class RunTranscript:
+    """Everything one run made observable (ENG-15)."""
+
+    index: int
+    decision_resume: bool
+    config: object
+    config_warnings: tuple[str, ...]
+    dispatches: tuple[Dispatch, ...]
+    events: tuple[HookEvent, ...]
+    executions: tuple[Execution, ...]
+    warnings: tuple[str, ...]
+    loop_key_invocations: dict[str, int]
+    end: RunEnd
+    state: object
+
+    def detections(self) -> tuple[HookEvent, ...]:
+        """The ``DoomLoopDetected`` events, in order."""
+        return tuple(event for event in self.events if event.hook == "DoomLoopDetected")
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "index": self.index,
+            "decisionResume": self.decision_resume,
+            "config": _frozen_json(self.config),
+            "configWarnings": list(self.config_warnings),
+            "dispatches": [dispatch.to_json() for dispatch in self.dispatches],
+            "events": [event.to_json() for event in self.events],
+            "executions": [execution.to_json() for execution in self.executions],
+            "warnings": list(self.warnings),
+            "loopKeyInvocations": dict(sorted(self.loop_key_invocations.items())),
+            "end": self.end.to_json(),
+            "state": _frozen_json(self.state),
+        }
+
+
+@dataclass(frozen=True)
+class Transcript:
+    """The observable runs of one scenario, in order."""
+
+    scenario_id: str
+    runs: tuple[RunTranscript, ...] = field(default_factory=tuple)
+
+    def to_json(self) -> dict[str, object]:
+        return {"scenario": self.scenario_id, "runs": [run.to_json() for run in self.runs]}
