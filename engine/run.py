@@ -361,9 +361,9 @@ class Run:
 
     def _approval_pause(self, response: Response, calls: list[Call]) -> bool:
         """Round (b) and the approval pause (ENG-129)."""
-        gated = [call for call in calls if self._tool_kind(call) in ("approval", "hitl")]
-        if not gated:
+        if not any(self._tool_kind(call) == "approval" for call in calls):
             return False
+        gated = [call for call in calls if self._tool_kind(call) in ("approval", "hitl")]
         auto = [call for call in calls if self._tool_kind(call) == "executable"]
         outcomes = self.rounds.run(auto, "approval-pause")
         self.state.unsent.extend(outcome.unsent_result() for outcome in outcomes)

@@ -1,0 +1,71 @@
+"""Small builders for scenario data: output items, turns, runs (ENG-16).
+
+They only shorten the scenario table in :mod:`.brief`; every builder returns
+plain JSON, the form a vector will store.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+
+Json = object
+
+
+def text(content: str) -> dict[str, Json]:
+    """An assistant message item with one ``output_text`` part."""
+    return {
+        "type": "message",
+        "role": "assistant",
+        "content": [{"type": "output_text", "text": content}],
+    }
+
+
+def call(name: str, arguments: Mapping[str, Json] | str, call_id: str) -> dict[str, Json]:
+    """A ``function_call`` item; a string is taken as the raw argument text."""
+    raw = arguments if isinstance(arguments, str) else json.dumps(arguments, separators=(",", ":"))
+    return {"type": "function_call", "name": name, "arguments": raw, "callId": call_id}
+
+
+def turn(*items: Mapping[str, Json]) -> dict[str, Json]:
+    """One scripted response."""
+    return {"output": [dict(item) for item in items]}
+
+
+def repeated_calls(name: str, arguments: Mapping[str, Json] | str, turns: int) -> list[Json]:
+    """``turns`` responses, each one identical call (fresh call ids)."""
+    return [turn(call(name, arguments, f"call_{i + 1}")) for i in range(turns)]
+
+
+def fresh(model: Sequence[Json], user: str = "go", **options: Json) -> dict[str, Json]:
+    """A fresh turn with new user input."""
+    return {"input": user, "model": list(model), **options}
+
+
+def decide(
+    model: Sequence[Json], approve: Sequence[str] = (), reject: Sequence[str] = ()
+) -> dict[str, Json]:
+    """A decision resume."""
+    return {"approve": list(approve), "reject": list(reject), "model": list(model)}
+
+
+def scenario(
+    brief: str,
+    title: str,
+    spec: Sequence[str],
+    facts: Sequence[Mapping[str, Json]],
+    *,
+    runs: Sequence[Json],
+    tools: Sequence[Json] = (),
+    variant: str | None = None,
+    **options: Json,
+) -> dict[str, Json]:
+    """A brief scenario: its id, the statements it cites, the input, and the facts it pins."""
+    name = brief if variant is None else f"{brief}/{variant}"
+    return {
+        "brief": brief,
+        "title": title,
+        "spec": list(spec),
+        "facts": [dict(fact) for fact in facts],
+        "scenario": {"id": name, "tools": list(tools), "runs": list(runs), **options},
+    }
