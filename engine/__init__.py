@@ -7,12 +7,12 @@ sent, the hook events, the tool bodies that ran, each run's end and the
 persisted state (ENG-15). Each module is one concept and cites ENG ids.
 """
 
+from .errors import ScenarioError
 from .scenario import (
     HandlerSpec,
     RequestSpec,
     RunSpec,
     Scenario,
-    ScenarioError,
     ScriptedResponse,
     ToolSpec,
 )

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 from doomloop_kit.reference import UNDEFINED
 
-from .scenario import ScenarioError
+from .errors import ScenarioError
 
 _TRANSFORMS: dict[str, Callable[[str], str]] = {"trim": str.strip, "lower": str.lower}
 
@@ -59,7 +59,7 @@ def build_loop_key(form: object, tool_name: str, invocations: Counter[str]) -> o
 
     Absent, ``false`` and field lists pass through; function forms become
     counting callables; ``resolution-fails`` becomes a :class:`ResolutionFault`.
-    Raises :class:`~.scenario.ScenarioError` for an unknown form.
+    Raises :class:`~.errors.ScenarioError` for an unknown form.
     """
     if not isinstance(form, Mapping):
         return form

@@ -10,18 +10,18 @@ malformed scenario with :class:`ScenarioError` before anything runs.
 from __future__ import annotations
 
 import copy
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal, cast
 
 from doomloop_kit.reference import UNDEFINED
 
+from .errors import ScenarioError
+from .loop_key_functions import build_loop_key
+
 ToolKind = Literal["executable", "approval", "hitl", "manual"]
 TOOL_KINDS: tuple[ToolKind, ...] = ("executable", "approval", "hitl", "manual")
-
-
-class ScenarioError(ValueError):
-    """A scenario that is not well formed; the message names the offending part (ENG-23)."""
 
 
 def _object(value: object, where: str) -> Mapping[str, object]:
@@ -232,6 +232,8 @@ class Scenario:
             ToolSpec.from_json(tool, f"tools[{i}]")
             for i, tool in enumerate(_list(data.get("tools", []), "tools"))
         )
+        for tool in tools:
+            build_loop_key(tool.loop_key, tool.name, Counter())  # ENG-23: check the form now
         names = [tool.name for tool in tools]
         if len(set(names)) != len(names):
             raise ScenarioError("tools: two tools share a name")

@@ -24,7 +24,7 @@ def _stored(state: object) -> Mapping[str, object] | None:
 
 
 def run_scenario(scenario: Scenario | Mapping[str, object]) -> Transcript:
-    """Run every run of the scenario; raises :class:`~.scenario.ScenarioError` for bad data."""
+    """Run every run of the scenario; raises :class:`~.errors.ScenarioError` for bad data."""
     if not isinstance(scenario, Scenario):
         scenario = Scenario.from_json(scenario)
     stored: object = scenario.initial_state if scenario.state_accessor else None

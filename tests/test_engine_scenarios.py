@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import cast
 
 import pytest
-
 from doomloop_kit.engine import run_scenario
 from doomloop_kit.generators.engine_scenarios.brief import SCENARIOS
 from doomloop_kit.generators.engine_scenarios.facts import FactFailure, check_fact

@@ -17,56 +17,56 @@ from __future__ import annotations
 
 from doomloop_kit.reference import fingerprint_tool_call
 
-from .build import Json, call, decide, fresh, repeated_calls, scenario, text, turn
+from .build import Json, JsonObject, call, decide, fresh, repeated_calls, scenario, text, turn
 
 ON: Json = True
-QUERY_KEY: Json = {"function": "project", "fields": {"query": ["trim", "lower"]}}
-BASH_KEY: Json = {"function": "project", "fields": {"command": ["trim"], "cwd": []}}
-WEB_SEARCH: Json = {"name": "web_search", "loopKey": QUERY_KEY}
+QUERY_KEY: JsonObject = {"function": "project", "fields": {"query": ["trim", "lower"]}}
+BASH_KEY: JsonObject = {"function": "project", "fields": {"command": ["trim"], "cwd": []}}
+WEB_SEARCH: JsonObject = {"name": "web_search", "loopKey": QUERY_KEY}
 STUCK_20 = " ".join(["I am stuck."] * 20)
 FOX_40 = " ".join(["The quick brown fox jumps over the lazy dog."] * 40)
-ESCALATE_AT_2: Json = {"observe": 1, "steer": False, "escalate": 2, "block": 5, "stop": 8}
-FRONTIER: Json = {"model": "frontier-model"}
+ESCALATE_AT_2: JsonObject = {"observe": 1, "steer": False, "escalate": 2, "block": 5, "stop": 8}
+FRONTIER: JsonObject = {"model": "frontier-model"}
 DONE = turn(text("done"))
-SAME: Json = {"query": "same"}
+SAME: JsonObject = {"query": "same"}
 
 
-def _detections(*pairs: tuple[str, int], run: int = 0) -> Json:
+def _detections(*pairs: tuple[str, int], run: int = 0) -> JsonObject:
     return {"kind": "detections", "run": run, "equals": [list(pair) for pair in pairs]}
 
 
-def _tool_detections(*pairs: tuple[str, int], run: int = 0) -> Json:
+def _tool_detections(*pairs: tuple[str, int], run: int = 0) -> JsonObject:
     """Detections of client calls only: the brief's "tool detections"."""
     return {**_detections(*pairs, run=run), "detector": "tool-fingerprint"}
 
 
-def _no_detections(run: int = 0) -> Json:
+def _no_detections(run: int = 0) -> JsonObject:
     return {"kind": "detection", "run": run, "count": 0}
 
 
-def _final_text(value: str, run: int = 0) -> Json:
+def _final_text(value: str, run: int = 0) -> JsonObject:
     return {"kind": "end", "run": run, "at": "/finalText", "equals": value}
 
 
-def _dispatch_count(count: int, run: int = 0) -> Json:
+def _dispatch_count(count: int, run: int = 0) -> JsonObject:
     return {"kind": "dispatches", "run": run, "count": count}
 
 
-def _verdict(run: int = 0, **subset: Json) -> Json:
+def _verdict(run: int = 0, **subset: Json) -> JsonObject:
     return {"kind": "end", "run": run, "at": "/stopVerdict", "has": subset}
 
 
-def _ran(tool: str, count: int, run: int = 0) -> Json:
+def _ran(tool: str, count: int, run: int = 0) -> JsonObject:
     return {"kind": "executions", "run": run, "tool": tool, "count": count}
 
 
-def _escalating(option: Json = None, **escalation: Json) -> Json:
+def _escalating(option: JsonObject | None = None, **escalation: Json) -> JsonObject:
     return {"ladder": ESCALATE_AT_2, "escalation": {**FRONTIER, **escalation}, **(option or {})}
 
 
 # -- 8.1 integration ------------------------------------------------------------
 
-INTEGRATION: list[Json] = [
+INTEGRATION: list[JsonObject] = [
     scenario(
         "I-01",
         "Repeating distinct-argument fan-out",
@@ -413,19 +413,30 @@ INTEGRATION: list[Json] = [
 # -- 8.2 escalation ---------------------------------------------------------------
 
 
-def _config_only(brief: str, title: str, option: Json, facts: list[Json]) -> Json:
+def _config_only(brief: str, title: str, option: JsonObject, facts: list[JsonObject]) -> JsonObject:
     return scenario(
         brief, title, ["ENG-24", "ENG-26"], facts, doomLoop=option, runs=[fresh([DONE])]
     )
 
 
-def _same_same_other(option: Json, *, request: Json = None) -> Json:
+def _same_same_other(
+    brief: str,
+    title: str,
+    spec: list[str],
+    facts: list[JsonObject],
+    option: JsonObject,
+    request: JsonObject | None = None,
+) -> JsonObject:
     """The brief's "same, same, different, text" script over ``web_search``."""
-    extra = {} if request is None else {"request": request}
-    return {
-        "tools": [WEB_SEARCH],
-        "doomLoop": option,
-        "runs": [
+    return scenario(
+        brief,
+        title,
+        spec,
+        facts,
+        tools=[WEB_SEARCH],
+        doomLoop=option,
+        request=request or {},
+        runs=[
             fresh(
                 [
                     *repeated_calls("web_search", SAME, 2),
@@ -434,11 +445,10 @@ def _same_same_other(option: Json, *, request: Json = None) -> Json:
                 ]
             )
         ],
-        **extra,
-    }
+    )
 
 
-ESCALATION: list[Json] = [
+ESCALATION: list[JsonObject] = [
     _config_only(
         "E-01",
         "Resolve with the default budget",
@@ -514,7 +524,7 @@ ESCALATION: list[Json] = [
             fresh([*repeated_calls("web_search", SAME, 2), turn(text("done again"))], user="again"),
         ],
     ),
-    scenario(
+    _same_same_other(
         "E-08",
         "One-turn model swap",
         ["ENG-71", "ENG-72", "ENG-74"],
@@ -524,9 +534,9 @@ ESCALATION: list[Json] = [
                 "models": ["cheap-model", "cheap-model", "frontier-model", "cheap-model"],
             }
         ],
-        **_same_same_other(_escalating()),
+        _escalating(),
     ),
-    scenario(
+    _same_same_other(
         "E-09",
         "Advisor injection",
         ["ENG-73", "ENG-74", "ENG-103"],
@@ -552,9 +562,9 @@ ESCALATION: list[Json] = [
                 "notHas": {"type": "allowed_tools"},
             },
         ],
-        **_same_same_other({"ladder": ESCALATE_AT_2, "escalation": {"advisor": True}}),
+        {"ladder": ESCALATE_AT_2, "escalation": {"advisor": True}},
     ),
-    scenario(
+    _same_same_other(
         "E-10",
         "The caller's forced choice is preserved",
         ["ENG-74", "ENG-133"],
@@ -567,15 +577,13 @@ ESCALATION: list[Json] = [
                 "equals": {"type": "function", "name": "web_search"},
             },
         ],
-        **_same_same_other(
-            {"ladder": ESCALATE_AT_2, "escalation": {"advisor": True}},
-            request={
-                "toolChoice": {"type": "function", "name": "web_search"},
-                "toolChoiceFromDispatch": 2,
-            },
-        ),
+        {"ladder": ESCALATE_AT_2, "escalation": {"advisor": True}},
+        {
+            "toolChoice": {"type": "function", "name": "web_search"},
+            "toolChoiceFromDispatch": 2,
+        },
     ),
-    scenario(
+    _same_same_other(
         "E-11",
         "Advisor object merge",
         ["ENG-73"],
@@ -587,14 +595,12 @@ ESCALATION: list[Json] = [
                 "instructionsContain": "escalation advisor",
             }
         ],
-        **_same_same_other(
-            {
-                "ladder": ESCALATE_AT_2,
-                "escalation": {
-                    "advisor": {"model": "anthropic/claude-opus-4.6", "forwardTranscript": False}
-                },
-            }
-        ),
+        {
+            "ladder": ESCALATE_AT_2,
+            "escalation": {
+                "advisor": {"model": "anthropic/claude-opus-4.6", "forwardTranscript": False}
+            },
+        },
     ),
     scenario(
         "E-12",
@@ -701,7 +707,7 @@ ESCALATION: list[Json] = [
 # -- 8.3 remediation --------------------------------------------------------------
 
 
-def _server_turns(queries: list[Json]) -> list[Json]:
+def _server_turns(queries: list[JsonObject]) -> list[Json]:
     """Each turn: a ``web_search_call`` server item and a client ``note`` call (R-17..R-19)."""
     return [
         turn(
@@ -712,7 +718,7 @@ def _server_turns(queries: list[Json]) -> list[Json]:
     ]
 
 
-_STALE_VERDICT: Json = {
+_STALE_VERDICT: JsonObject = {
     "detector": "tool-fingerprint",
     "action": "stop",
     "streak": 6,
@@ -721,7 +727,7 @@ _STALE_VERDICT: Json = {
     "message": "Doom loop suspected: injected for the test.",
 }
 
-REMEDIATION: list[Json] = [
+REMEDIATION: list[JsonObject] = [
     scenario(
         "R-01",
         "A wide identical fan-out in one round",
@@ -1039,5 +1045,5 @@ REMEDIATION: list[Json] = [
     ),
 ]
 
-SCENARIOS: list[Json] = [*INTEGRATION, *ESCALATION, *REMEDIATION]
+SCENARIOS: list[JsonObject] = [*INTEGRATION, *ESCALATION, *REMEDIATION]
 """Every brief scenario, in the brief's order (variants adjacent)."""

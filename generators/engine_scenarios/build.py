@@ -10,9 +10,11 @@ import json
 from collections.abc import Mapping, Sequence
 
 Json = object
+JsonObject = dict[str, object]
+"""A JSON object: a scenario, a response, an item or a fact."""
 
 
-def text(content: str) -> dict[str, Json]:
+def text(content: str) -> JsonObject:
     """An assistant message item with one ``output_text`` part."""
     return {
         "type": "message",
@@ -21,30 +23,30 @@ def text(content: str) -> dict[str, Json]:
     }
 
 
-def call(name: str, arguments: Mapping[str, Json] | str, call_id: str) -> dict[str, Json]:
+def call(name: str, arguments: Mapping[str, Json] | str, call_id: str) -> JsonObject:
     """A ``function_call`` item; a string is taken as the raw argument text."""
     raw = arguments if isinstance(arguments, str) else json.dumps(arguments, separators=(",", ":"))
     return {"type": "function_call", "name": name, "arguments": raw, "callId": call_id}
 
 
-def turn(*items: Mapping[str, Json]) -> dict[str, Json]:
+def turn(*items: Mapping[str, Json]) -> JsonObject:
     """One scripted response."""
     return {"output": [dict(item) for item in items]}
 
 
-def repeated_calls(name: str, arguments: Mapping[str, Json] | str, turns: int) -> list[Json]:
+def repeated_calls(name: str, arguments: Mapping[str, Json] | str, turns: int) -> list[JsonObject]:
     """``turns`` responses, each one identical call (fresh call ids)."""
     return [turn(call(name, arguments, f"call_{i + 1}")) for i in range(turns)]
 
 
-def fresh(model: Sequence[Json], user: str = "go", **options: Json) -> dict[str, Json]:
+def fresh(model: Sequence[Json], user: str = "go", **options: Json) -> JsonObject:
     """A fresh turn with new user input."""
     return {"input": user, "model": list(model), **options}
 
 
 def decide(
     model: Sequence[Json], approve: Sequence[str] = (), reject: Sequence[str] = ()
-) -> dict[str, Json]:
+) -> JsonObject:
     """A decision resume."""
     return {"approve": list(approve), "reject": list(reject), "model": list(model)}
 
@@ -59,7 +61,7 @@ def scenario(
     tools: Sequence[Json] = (),
     variant: str | None = None,
     **options: Json,
-) -> dict[str, Json]:
+) -> JsonObject:
     """A brief scenario: its id, the statements it cites, the input, and the facts it pins."""
     name = brief if variant is None else f"{brief}/{variant}"
     return {

@@ -125,10 +125,12 @@ def _detections_include(transcript: Mapping[str, Json], fact: Mapping[str, Json]
         [payload["action"], payload["streak"]]
         for payload in _detections(_run(transcript, fact), fact)
     ]
-    remaining = iter(found)
-    _expect(
-        all(wanted in remaining for wanted in cast(list[Json], fact["inOrder"])), fact, f"{found}"
-    )
+    position = 0
+    for wanted in cast(list[Json], fact["inOrder"]):
+        while position < len(found) and found[position] != wanted:
+            position += 1
+        _expect(position < len(found), fact, f"found {found}")
+        position += 1
 
 
 def _detection(transcript: Mapping[str, Json], fact: Mapping[str, Json]) -> None:
