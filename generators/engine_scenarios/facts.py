@@ -88,7 +88,7 @@ def _compare(value: Json, fact: Mapping[str, Json], found: bool) -> None:
     if "absent" in fact:
         _expect(not found, fact, f"present: {value!r}")
         return
-    if not found and set(fact) & {"equals", "has", "length", "contains"} == set():
+    if not found and set(fact) & {"equals", "has", "lacks", "length", "contains"} == set():
         return  # only notHas asked: an absent value has nothing
     _expect(found, fact, "absent")
     if "equals" in fact:
@@ -98,6 +98,9 @@ def _compare(value: Json, fact: Mapping[str, Json], found: bool) -> None:
     if "notHas" in fact:
         subset = cast(Mapping[str, Json], fact["notHas"])
         _expect(not _has(value, subset), fact, f"found {value!r}")
+    if "lacks" in fact:
+        names = cast(list[str], fact["lacks"])
+        _expect(isinstance(value, Mapping) and not set(names) & set(value), fact, f"{value!r}")
     if "length" in fact:
         _expect(isinstance(value, list) and len(value) == fact["length"], fact, f"{value!r}")
     if "contains" in fact:
@@ -139,8 +142,8 @@ def _detection(transcript: Mapping[str, Json], fact: Mapping[str, Json]) -> None
         _expect(len(payloads) == fact["count"], fact, f"found {len(payloads)}")
     if "index" in fact:
         index = cast(int, fact["index"])
-        payload = payloads[index] if -len(payloads) <= index < len(payloads) else None
-        _expect(_has(payload, cast(Mapping[str, Json], fact["has"])), fact, f"found {payload}")
+        found = -len(payloads) <= index < len(payloads)
+        _compare(payloads[index] if found else None, fact, found)
     if "everyMessageContains" in fact:
         text = cast(str, fact["everyMessageContains"])
         _expect(bool(payloads) and all(text in str(p["message"]) for p in payloads), fact, "")

@@ -1,0 +1,380 @@
+"""Engine scenarios beyond the brief's table: one rule of the brief each (spec §15).
+
+The brief's §8 table leaves several of its numbered rules without a
+scenario (steer placement, restored steer, pauses that pre-empt a stop,
+condemned decision resumes, the fallback chain, hook outcome details, the
+exact engine texts). Each entry here pins such a rule, with the expected
+values taken from the rule's text in the brief (cited as ``rule``), in the
+same format as :mod:`.brief`.
+"""
+
+from __future__ import annotations
+
+from .brief import DONE, ESCALATE_AT_2, SAME, STUCK_20, WEB_SEARCH
+from .build import Json, JsonObject, call, decide, fresh, repeated_calls, scenario, text, turn
+
+STEER_LADDER: JsonObject = {"observe": 2, "steer": 2, "block": False, "stop": 6}
+
+
+def _deep(levels: int) -> Json:
+    value: Json = "bottom"
+    for _ in range(levels):
+        value = {"next": value}
+    return value
+
+
+def _rule(entry: JsonObject, rule: str) -> JsonObject:
+    return {**entry, "rule": rule}
+
+
+STATEMENTS: list[JsonObject] = [
+    _rule(
+        scenario(
+            "S-01",
+            "Steer precedes the response's calls on the wire and follows them when persisted",
+            ["ENG-66", "ENG-67", "EQ-04"],
+            [
+                {
+                    "kind": "request",
+                    "dispatch": 2,
+                    "at": "/input/3/content",
+                    "contains": "Doom loop suspected",
+                },
+                {"kind": "request", "dispatch": 2, "at": "/input/4/callId", "equals": "call_2"},
+                {"kind": "state", "at": "/messages/4/callId", "equals": "call_2"},
+                {"kind": "state", "at": "/messages/5/content", "contains": "Doom loop suspected"},
+            ],
+            tools=[WEB_SEARCH],
+            doomLoop={"ladder": STEER_LADDER},
+            runs=[fresh([*repeated_calls("web_search", SAME, 2), DONE])],
+        ),
+        "3.2.5",
+    ),
+    _rule(
+        scenario(
+            "S-02",
+            "Restored steer is delivered at the first flush, never in the first dispatch",
+            ["ENG-65", "ENG-117"],
+            [
+                {
+                    "kind": "userMessages",
+                    "dispatch": 0,
+                    "containing": "Mind the budget",
+                    "count": 0,
+                },
+                {
+                    "kind": "request",
+                    "dispatch": 1,
+                    "at": "/input/1/content",
+                    "equals": "Mind the budget.\nA",
+                },
+                {"kind": "state", "at": "/doomLoop/pendingSteer", "absent": True},
+            ],
+            tools=[WEB_SEARCH],
+            doomLoop=True,
+            initialState={
+                "status": "complete",
+                "messages": [],
+                "doomLoop": {"tools": {}, "pendingSteer": ["Mind the budget.", "A", "A", 5]},
+            },
+            runs=[fresh([turn(call("web_search", SAME, "c1")), DONE])],
+        ),
+        "3.2.7",
+    ),
+    _rule(
+        scenario(
+            "S-03",
+            "A pause pre-empts a stop armed in its round; a fresh turn clears it without a halt",
+            ["ENG-88", "ENG-119", "ENG-134", "EQ-02"],
+            [
+                {"kind": "end", "run": 0, "at": "/status", "equals": "awaiting_client_tools"},
+                {"kind": "sessionEnd", "run": 0, "equals": ["complete"]},
+                {
+                    "kind": "state",
+                    "run": 0,
+                    "at": "/doomLoop/stopVerdict",
+                    "has": {"action": "stop"},
+                },
+                {"kind": "sessionEnd", "run": 1, "equals": ["complete"]},
+                {"kind": "state", "run": 1, "at": "/doomLoop/stopVerdict", "absent": True},
+            ],
+            tools=[WEB_SEARCH, {"name": "ask_human", "kind": "manual"}],
+            doomLoop={"ladder": {"observe": 2, "block": 2, "stop": 2}},
+            runs=[
+                fresh(
+                    [
+                        turn(call("web_search", SAME, "c1")),
+                        turn(call("web_search", SAME, "c2"), call("ask_human", {}, "h1")),
+                    ]
+                ),
+                {
+                    "input": [
+                        {"type": "function_call_output", "callId": "h1", "output": "yes"},
+                        {"role": "user", "content": "go on"},
+                    ],
+                    "model": [turn(text("fine"))],
+                },
+            ],
+        ),
+        "3.5.7, 6.4, 9.2",
+    ),
+    _rule(
+        scenario(
+            "S-04",
+            "A first-response text stop does not prevent the approval pause",
+            ["ENG-125", "EQ-01"],
+            [
+                {"kind": "executions", "run": 0, "tool": "web_search", "count": 1},
+                {"kind": "end", "run": 0, "at": "/status", "equals": "awaiting_approval"},
+                {"kind": "sessionEnd", "run": 0, "equals": ["complete"]},
+                {
+                    "kind": "state",
+                    "run": 0,
+                    "at": "/doomLoop/stopVerdict",
+                    "has": {"action": "stop"},
+                },
+            ],
+            tools=[WEB_SEARCH, {"name": "risky", "kind": "approval"}],
+            doomLoop=True,
+            runs=[
+                fresh(
+                    [
+                        turn(
+                            text(STUCK_20),
+                            call("web_search", SAME, "c1"),
+                            call("risky", {"target": "prod"}, "r1"),
+                        )
+                    ]
+                )
+            ],
+        ),
+        "9.1",
+    ),
+    _rule(
+        scenario(
+            "S-05",
+            "A condemned decision resume runs the approved call and halts without dispatching",
+            ["ENG-87", "ENG-99", "ENG-118", "ENG-120", "EQ-08"],
+            [
+                {"kind": "dispatches", "run": 1, "count": 0},
+                {"kind": "executions", "run": 1, "tool": "risky", "count": 1},
+                {"kind": "end", "run": 1, "at": "/status", "equals": "in_progress"},
+                {"kind": "end", "run": 1, "at": "/finalResponseId", "equals": None},
+                {"kind": "state", "run": 1, "at": "/unsentToolResults/0/callId", "equals": "r1"},
+                {"kind": "sessionEnd", "run": 1, "equals": []},
+            ],
+            tools=[WEB_SEARCH, {"name": "risky", "kind": "approval"}],
+            doomLoop=True,
+            runs=[
+                fresh([turn(text(STUCK_20), call("risky", {"target": "prod"}, "r1"))]),
+                decide([turn(text("never sent"))], approve=["r1"]),
+            ],
+        ),
+        "6.5, 7.4, 9.8",
+    ),
+    _rule(
+        scenario(
+            "S-06",
+            "Unhashable key material falls back to the full arguments",
+            ["ENG-49", "ENG-50"],
+            [
+                {"kind": "detections", "equals": [["observe", 2], ["block", 3]]},
+                {"kind": "warning", "contains": ["falling back to full arguments"]},
+            ],
+            tools=[{"name": "probe", "loopKey": {"function": "returns", "value": _deep(80)}}],
+            doomLoop=True,
+            runs=[fresh([*repeated_calls("probe", {"x": 1}, 3), DONE])],
+        ),
+        "2.3.4",
+    ),
+    _rule(
+        scenario(
+            "S-07",
+            "Unhashable arguments without a retry identity skip detection, never the call",
+            ["ENG-49", "ENG-50"],
+            [
+                {"kind": "detection", "count": 0},
+                {"kind": "executions", "tool": "probe", "count": 3},
+                {"kind": "warning", "contains": ["skipping detection for this call"]},
+            ],
+            tools=[{"name": "probe"}],
+            doomLoop=True,
+            runs=[fresh([*repeated_calls("probe", {"deep": _deep(80)}, 3), DONE])],
+        ),
+        "2.3.4",
+    ),
+    _rule(
+        scenario(
+            "S-08",
+            "A server item with only excluded members is skipped",
+            ["ENG-57"],
+            [{"kind": "state", "at": "/doomLoop/tools/server:web_search_call", "absent": True}],
+            tools=[{"name": "note"}],
+            doomLoop=True,
+            runs=[
+                fresh(
+                    [
+                        turn(
+                            {"type": "web_search_call", "id": "ws", "status": "completed"},
+                            call("note", {}, "c1"),
+                        ),
+                        DONE,
+                    ]
+                )
+            ],
+        ),
+        "2.5.2",
+    ),
+    _rule(
+        scenario(
+            "S-09",
+            "toolInput is given for parsed client calls only",
+            ["ENG-89", "ENG-90"],
+            [
+                {"kind": "detection", "index": 0, "has": {"toolInput": {"query": "same"}}},
+                {
+                    "kind": "detection",
+                    "index": 1,
+                    "has": {"toolName": "poll"},
+                    "lacks": ["toolInput"],
+                },
+            ],
+            tools=[WEB_SEARCH, {"name": "poll"}],
+            doomLoop=True,
+            runs=[
+                fresh(
+                    [
+                        turn(call("web_search", SAME, "c1"), call("poll", "{oops", "p1")),
+                        turn(call("web_search", SAME, "c2"), call("poll", "{oops", "p2")),
+                        DONE,
+                    ]
+                )
+            ],
+        ),
+        "5.1",
+    ),
+    _rule(
+        scenario(
+            "S-10",
+            "A tool-matched handler never sees text verdicts",
+            ["ENG-91"],
+            [{"kind": "end", "at": "/reason", "equals": "doom_loop"}],
+            hooks=[{"tool": "web_search", "returns": {"overrideAction": "observe"}}],
+            doomLoop=True,
+            runs=[fresh([turn(text(STUCK_20))])],
+        ),
+        "5.1",
+    ),
+    _rule(
+        scenario(
+            "S-11",
+            "Every handler runs; failing and malformed results are dropped; the last override wins",
+            ["ENG-93", "ENG-97"],
+            [
+                {"kind": "end", "at": "/stopVerdict", "has": {"streak": 2}},
+                {"kind": "warning", "contains": ["handler failed", "boom"]},
+                {"kind": "warning", "contains": ["result dropped"]},
+            ],
+            tools=[WEB_SEARCH],
+            hooks=[
+                {"returns": {"overrideAction": "stop"}},
+                {"fails": "boom"},
+                {"returns": {"overrideAction": "explode"}},
+                {"returns": {}},
+            ],
+            doomLoop=True,
+            runs=[fresh([*repeated_calls("web_search", SAME, 3)])],
+        ),
+        "5.3.1, 5.4",
+    ),
+    _rule(
+        scenario(
+            "S-12",
+            "With detection off, a loaded blob (stale stop verdict included) is left untouched",
+            ["ENG-28", "ENG-123"],
+            [
+                {
+                    "kind": "state",
+                    "at": "/doomLoop",
+                    "equals": {"tools": {}, "stopVerdict": {"action": "stop"}},
+                },
+                {"kind": "end", "at": "/stopVerdict", "equals": None},
+            ],
+            tools=[WEB_SEARCH],
+            initialState={
+                "status": "complete",
+                "messages": [],
+                "doomLoop": {"tools": {}, "stopVerdict": {"action": "stop"}},
+            },
+            runs=[fresh([*repeated_calls("web_search", SAME, 3), DONE], doomLoop=False)],
+        ),
+        "1.4, 6.4",
+    ),
+    _rule(
+        scenario(
+            "S-13",
+            "An escalation latched on the last response is lost; its notice is persisted",
+            ["ENG-76", "EQ-05"],
+            [
+                {
+                    "kind": "state",
+                    "at": "/doomLoop/pendingSteer/0",
+                    "contains": "An escalated turn follows",
+                },
+                {"kind": "state", "at": "/doomLoop/escalationsUsed", "absent": True},
+            ],
+            tools=[WEB_SEARCH],
+            doomLoop={"ladder": ESCALATE_AT_2, "escalation": {"model": "frontier-model"}},
+            runs=[
+                fresh(
+                    [
+                        turn(text("Same words."), call("web_search", {"query": "a"}, "c1")),
+                        turn(text("Same words.")),
+                    ]
+                )
+            ],
+        ),
+        "3.3.7, 9.5",
+    ),
+    _rule(
+        scenario(
+            "S-14",
+            "Malformed calls are not exempt and always answer the exact parse error",
+            ["ENG-45", "ENG-104", "ENG-105", "EQ-14"],
+            [
+                {"kind": "detections", "equals": [["observe", 2], ["block", 3]]},
+                {
+                    "kind": "request",
+                    "dispatch": 3,
+                    "at": "/input/-1/output",
+                    "equals": '{"error":"Failed to parse tool call arguments for \\"poll\\": The '
+                    'model provided invalid JSON. Raw arguments received: \\"{oops\\". Please '
+                    'provide valid JSON arguments for this tool call."}',
+                },
+            ],
+            tools=[{"name": "poll", "loopKey": False}],
+            doomLoop=True,
+            runs=[fresh([*repeated_calls("poll", "{oops", 3), DONE])],
+        ),
+        "2.3.2, 3.6.4, 9.14",
+    ),
+    _rule(
+        scenario(
+            "S-15",
+            "The seal text is the halt prefix and the verdict message",
+            ["ENG-85", "ENG-106"],
+            [
+                {
+                    "kind": "state",
+                    "at": "/messages/-1/output",
+                    "contains": '{"error":"Run halted by doom-loop detection: Doom loop suspected: '
+                    'the response repeats \\"I am stuck.\\" 20 times in a row.',
+                }
+            ],
+            tools=[WEB_SEARCH],
+            doomLoop=True,
+            runs=[fresh([turn(text(STUCK_20), call("web_search", SAME, "c1"))])],
+        ),
+        "3.5.4, 3.6.3",
+    ),
+]
