@@ -309,3 +309,17 @@ def check_fact(transcript: Mapping[str, Json], fact: Mapping[str, Json]) -> None
     if kind not in CHECKS:
         raise FactFailure(f"unknown fact kind {kind!r}")
     CHECKS[kind](transcript, fact)
+
+
+def failed_facts(entry: Mapping[str, Json]) -> list[str]:
+    """Run an entry's scenario on the reference engine; the reasons of its facts that fail."""
+    from doomloop_kit.engine import run_scenario  # the engine is only needed here
+
+    transcript = run_scenario(cast(Mapping[str, Json], entry["scenario"])).to_json()
+    failures = []
+    for fact in cast(list[Mapping[str, Json]], entry["facts"]):
+        try:
+            check_fact(transcript, fact)
+        except FactFailure as failure:
+            failures.append(str(failure))
+    return failures
