@@ -13,6 +13,7 @@ import copy
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Literal, cast
 
 from doomloop_kit.reference import UNDEFINED
@@ -28,6 +29,13 @@ def _object(value: object, where: str) -> Mapping[str, object]:
     if not isinstance(value, Mapping):
         raise ScenarioError(f"{where}: expected an object, got {type(value).__name__}")
     return cast(Mapping[str, object], value)
+
+
+def _known(data: Mapping[str, object], allowed: set[str], where: str) -> None:
+    """Reject members this format does not define, so a typo is an error (ENG-23)."""
+    unknown = sorted(set(data) - allowed)
+    if unknown:
+        raise ScenarioError(f"{where}: unknown member(s) {', '.join(unknown)}")
 
 
 def _list(value: object, where: str) -> Sequence[object]:
@@ -74,6 +82,7 @@ class ToolSpec:
     @classmethod
     def from_json(cls, value: object, where: str) -> ToolSpec:
         data = _object(value, where)
+        _known(data, {"name", "kind", "loopKey", "result", "fails"}, where)
         kind = data.get("kind", "executable")
         if kind not in TOOL_KINDS:
             raise ScenarioError(f"{where}.kind: unknown tool kind {kind!r}")
@@ -104,6 +113,7 @@ class HandlerSpec:
     @classmethod
     def from_json(cls, value: object, where: str) -> HandlerSpec:
         data = _object(value, where)
+        _known(data, {"tool", "when", "returns", "fails"}, where)
         tool, fails = data.get("tool"), data.get("fails")
         return cls(
             tool=None if tool is None else _string(tool, f"{where}.tool"),
@@ -127,6 +137,18 @@ class RequestSpec:
     @classmethod
     def from_json(cls, value: object, where: str) -> RequestSpec:
         data = _object(value, where)
+        _known(
+            data,
+            {
+                "model",
+                "models",
+                "toolChoice",
+                "toolChoiceFromDispatch",
+                "stopWhenSteps",
+                "allowFinalResponse",
+            },
+            where,
+        )
         models = data.get("models")
         steps = data.get("stopWhenSteps")
         start = data.get("toolChoiceFromDispatch", 0)
@@ -150,7 +172,9 @@ class ScriptedResponse:
 
     @classmethod
     def from_json(cls, value: object, where: str) -> ScriptedResponse:
-        items = _list(_object(value, where).get("output"), f"{where}.output")
+        data = _object(value, where)
+        _known(data, {"output"}, where)
+        items = _list(data.get("output"), f"{where}.output")
         output = []
         for index, raw in enumerate(items):
             item = _object(raw, f"{where}.output[{index}]")
@@ -181,6 +205,7 @@ class RunSpec:
     @classmethod
     def from_json(cls, value: object, where: str) -> RunSpec:
         data = _object(value, where)
+        _known(data, {"doomLoop", "input", "approve", "reject", "model"}, where)
         given = data.get("input")
         items: tuple[Mapping[str, object], ...] | None
         if isinstance(given, str):
@@ -221,13 +246,32 @@ class Scenario:
     state_accessor: bool = True
     initial_state: object = None
 
+    @cached_property
+    def _by_name(self) -> dict[str, ToolSpec]:
+        return {tool.name: tool for tool in self.tools}
+
     def tool(self, name: str) -> ToolSpec | None:
-        return next((tool for tool in self.tools if tool.name == name), None)
+        """The declared tool of that name, or None: an unknown call (ENG-18)."""
+        return self._by_name.get(name)
 
     @classmethod
     def from_json(cls, value: object) -> Scenario:
         """Read and check a scenario (ENG-23); raises :class:`ScenarioError`."""
         data = _object(value, "scenario")
+        _known(
+            data,
+            {
+                "id",
+                "tools",
+                "hooks",
+                "request",
+                "runs",
+                "doomLoop",
+                "stateAccessor",
+                "initialState",
+            },
+            "scenario",
+        )
         tools = tuple(
             ToolSpec.from_json(tool, f"tools[{i}]")
             for i, tool in enumerate(_list(data.get("tools", []), "tools"))

@@ -102,6 +102,8 @@ def test_rejection_answers_rejected_by_user_and_is_never_recorded() -> None:
         ({"id": "x", "tools": [{"name": "t", "kind": "robot"}], "runs": []}, "tools[0].kind"),
         ({"id": "x", "runs": [fresh([{"output": [{"text": "hi"}]}])]}, "runs[0].model[0]"),
         ({"id": "x", "runs": "many"}, "runs"),
+        ({"id": "x", "tool": [], "runs": []}, "unknown member"),
+        ({"id": "x", "runs": [fresh([], modle=[])]}, "runs[0]: unknown member"),
         (
             {"id": "x", "tools": [{"name": "t", "loopKey": {"function": "guess"}}], "runs": []},
             "loopKey function",
