@@ -47,18 +47,19 @@ PROCEED: Final = Decision("proceed")
 _DUPLICATE_ID: Final = object()
 
 
+def _parts(item: Mapping[str, object]) -> list[object]:
+    content = item.get("content") if item.get("type") == "message" else None
+    return content if isinstance(content, list) else []
+
+
 def response_text(output: tuple[Mapping[str, object], ...]) -> str:
-    """The ``output_text`` parts of the first assistant message, joined (ENG-110)."""
-    for item in output:
-        if item.get("type") == "message":
-            content = item.get("content")
-            parts = content if isinstance(content, list) else []
-            return "".join(
-                str(part.get("text", ""))
-                for part in parts
-                if isinstance(part, Mapping) and part.get("type") == "output_text"
-            )
-    return ""
+    """The response's output text: its ``output_text`` parts, in order, joined (ENG-110)."""
+    return "".join(
+        str(part.get("text", ""))
+        for item in output
+        for part in _parts(item)
+        if isinstance(part, Mapping) and part.get("type") == "output_text"
+    )
 
 
 def server_identity(item: Mapping[str, object]) -> dict[str, object]:

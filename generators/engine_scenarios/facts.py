@@ -231,6 +231,12 @@ def _session_end(transcript: Mapping[str, Json], fact: Mapping[str, Json]) -> No
     _expect(reasons == fact["equals"], fact, f"found {reasons}")
 
 
+def _hooks(transcript: Mapping[str, Json], fact: Mapping[str, Json]) -> None:
+    events = cast(Sequence[Mapping[str, Json]], _run(transcript, fact)["events"])
+    found = sum(1 for event in events if event["hook"] == fact["hook"])
+    _expect(found == fact["count"], fact, f"found {found}")
+
+
 def _executions(transcript: Mapping[str, Json], fact: Mapping[str, Json]) -> None:
     executions = cast(Sequence[Mapping[str, Json]], _run(transcript, fact)["executions"])
     ran = [item["arguments"] for item in executions if item["name"] == fact["tool"]]
@@ -293,6 +299,7 @@ CHECKS: dict[str, FactCheck] = {
     "userMessages": _user_messages,
     "end": _end,
     "sessionEnd": _session_end,
+    "hooks": _hooks,
     "executions": _executions,
     "state": _state,
     "stateRoundTrip": _state_round_trip,

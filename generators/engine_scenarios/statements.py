@@ -377,4 +377,159 @@ STATEMENTS: list[JsonObject] = [
         ),
         "3.5.4, 3.6.3",
     ),
+    _rule(
+        scenario(
+            "S-16",
+            "A model escalation drops the fallback list for one dispatch",
+            ["ENG-72", "ENG-74"],
+            [
+                {"kind": "request", "dispatch": 2, "at": "/models", "absent": True},
+                {"kind": "request", "dispatch": 2, "at": "/model", "equals": "frontier-model"},
+                {"kind": "request", "dispatch": 3, "at": "/models", "equals": ["cheap-model", "b"]},
+            ],
+            tools=[WEB_SEARCH],
+            doomLoop={"ladder": ESCALATE_AT_2, "escalation": {"model": "frontier-model"}},
+            request={"models": ["cheap-model", "b"]},
+            runs=[
+                fresh(
+                    [
+                        *repeated_calls("web_search", SAME, 2),
+                        turn(call("web_search", {"query": "other"}, "c3")),
+                        DONE,
+                    ]
+                )
+            ],
+        ),
+        "3.3.4",
+    ),
+    _rule(
+        scenario(
+            "S-17",
+            "Model and advisor together: both overrides, one unit of budget",
+            ["ENG-73"],
+            [
+                {"kind": "request", "dispatch": 2, "at": "/model", "equals": "frontier-model"},
+                {"kind": "advisor", "dispatch": 2, "has": {"forwardTranscript": True}},
+                {"kind": "state", "at": "/doomLoop/escalationsUsed", "equals": 1},
+            ],
+            tools=[WEB_SEARCH],
+            doomLoop={
+                "ladder": ESCALATE_AT_2,
+                "escalation": {"model": "frontier-model", "advisor": True, "maxEscalations": 5},
+            },
+            runs=[fresh([*repeated_calls("web_search", SAME, 2), DONE])],
+        ),
+        "3.3.4",
+    ),
+    _rule(
+        scenario(
+            "S-18",
+            "A blocked call fires no PreToolUse or PostToolUse",
+            ["ENG-78", "ENG-100"],
+            [
+                {"kind": "hooks", "hook": "PreToolUse", "count": 2},
+                {"kind": "hooks", "hook": "PostToolUse", "count": 2},
+            ],
+            tools=[{"name": "noisy"}],
+            doomLoop=True,
+            runs=[fresh([*repeated_calls("noisy", {}, 3), DONE])],
+        ),
+        "3.4.1, 5.6",
+    ),
+    _rule(
+        scenario(
+            "S-19",
+            "A call blocked in the approval-pause batch becomes a rejected unsent result",
+            ["ENG-80", "ENG-129"],
+            [
+                {"kind": "end", "at": "/status", "equals": "awaiting_approval"},
+                {
+                    "kind": "state",
+                    "at": "/unsentToolResults/0",
+                    "has": {"callId": "call_3", "name": "lookup", "output": None},
+                },
+                {
+                    "kind": "state",
+                    "at": "/unsentToolResults/0/error",
+                    "contains": "Doom loop suspected",
+                },
+                {"kind": "state", "at": "/pendingToolCalls/0/callId", "equals": "r1"},
+            ],
+            tools=[{"name": "lookup"}, {"name": "risky", "kind": "approval"}],
+            doomLoop=True,
+            runs=[
+                fresh(
+                    [
+                        *repeated_calls("lookup", SAME, 2),
+                        turn(call("lookup", SAME, "call_3"), call("risky", {}, "r1")),
+                    ]
+                )
+            ],
+        ),
+        "3.4.3, 7.7",
+    ),
+    _rule(
+        scenario(
+            "S-20",
+            "An approved call of an unknown tool is answered without a checkpoint",
+            ["ENG-127"],
+            [
+                {
+                    "kind": "request",
+                    "dispatch": 0,
+                    "at": "/input/-1/output",
+                    "equals": '{"error":"Tool not found or not executable"}',
+                },
+                {"kind": "detection", "count": 0},
+            ],
+            tools=[WEB_SEARCH],
+            doomLoop=True,
+            initialState={
+                "status": "awaiting_approval",
+                "messages": [
+                    {"role": "user", "content": "go"},
+                    call("vanished", {}, "v1"),
+                ],
+                "pendingToolCalls": [call("vanished", {}, "v1")],
+            },
+            runs=[decide([DONE], approve=["v1"])],
+        ),
+        "7.4",
+    ),
+    _rule(
+        scenario(
+            "S-21",
+            "Steer has no memory of delivered messages: identical guidance is delivered again",
+            ["ENG-64", "ENG-65"],
+            [
+                {
+                    "kind": "userMessages",
+                    "dispatch": 2,
+                    "containing": 'this exact "read" call',
+                    "count": 1,
+                },
+                {
+                    "kind": "userMessages",
+                    "dispatch": 3,
+                    "containing": 'this exact "read" call',
+                    "count": 2,
+                },
+            ],
+            tools=[{"name": "read"}],
+            doomLoop={"ladder": STEER_LADDER},
+            runs=[
+                fresh(
+                    [
+                        turn(
+                            call("read", {"path": "a"}, f"a{i}"),
+                            call("read", {"path": other}, f"o{i}"),
+                        )
+                        for i, other in enumerate("bcd")
+                    ]
+                    + [DONE]
+                )
+            ],
+        ),
+        "3.2.2",
+    ),
 ]
