@@ -61,8 +61,11 @@ class Call:
 
     @classmethod
     def of(cls, item: Mapping[str, object]) -> Call:
-        raw = str(item["arguments"])
-        return cls(str(item["callId"]), str(item["name"]), raw, parse_arguments(raw), item)
+        """Scripted calls are checked by the scenario reader; a persisted pending call
+        missing a member reads it as empty rather than failing (ENG-23)."""
+        raw = str(item.get("arguments", ""))
+        call_id, name = str(item.get("callId", "")), str(item.get("name", ""))
+        return cls(call_id, name, raw, parse_arguments(raw), item)
 
     @property
     def malformed(self) -> bool:

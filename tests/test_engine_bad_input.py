@@ -140,3 +140,16 @@ def test_transcripts_are_deterministic_plain_json() -> None:
 def test_outputs_are_encoded_as_json_stringify_writes_them(value: object, expected: str) -> None:
     """ENG-105: values chosen where Python's defaults and JS differ."""
     assert stringify(value) == expected
+
+
+def test_a_damaged_pending_call_in_loaded_state_is_answered_not_raised() -> None:
+    """ENG-127 over hand-written state: a pending call without a name is an unknown call."""
+    scenario = {
+        "tools": [RISKY],
+        "initialState": {"status": "awaiting_approval", "pendingToolCalls": [{"callId": "x"}]},
+        "runs": [decide([turn(text("done"))], approve=["x"])],
+    }
+    run = _run(scenario)
+    resume = run["dispatches"][0]["request"]["input"]  # type: ignore[index]
+    assert resume[-1]["output"] == '{"error":"Tool not found or not executable"}'
+    assert run["end"]["finalText"] == "done"  # type: ignore[index]
