@@ -8,6 +8,7 @@ the engine.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Mapping
 from pathlib import Path
@@ -53,3 +54,11 @@ def test_every_cited_statement_exists() -> None:
         cited = cast(list[str], entry["spec"])
         assert cited, entry["brief"]
         assert set(cited) <= anchors, (entry["brief"], set(cited) - anchors)
+
+
+def test_scenarios_are_plain_json_data() -> None:
+    """What a vector file will store: no code, no tuples, nothing JSON cannot carry."""
+    from doomloop_kit.generators.engine_scenarios.statements import STATEMENTS
+
+    for entry in [*SCENARIOS, *STATEMENTS]:
+        assert json.loads(json.dumps(entry)) == entry
