@@ -1,6 +1,4 @@
-"""Engine scenarios as data: the brief's 58 (:mod:`.brief`) and rule-by-rule ones.
-
-(:mod:`.statements`).
+"""Engine scenarios as data: the brief's 58 (:mod:`.brief`) and more (:mod:`.statements`).
 
 Why a Python module of plain JSON values rather than JSON files: the brief's
 scenarios repeat long inputs (40 copies of a sentence, ten identical turns,
