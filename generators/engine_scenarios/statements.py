@@ -532,4 +532,49 @@ STATEMENTS: list[JsonObject] = [
         ),
         "3.2.2",
     ),
+    _rule(
+        scenario(
+            "S-22",
+            "When the retry identity is unhashable too, detection is skipped for the call",
+            ["ENG-50"],
+            [
+                {"kind": "detection", "count": 0},
+                {"kind": "executions", "tool": "probe", "count": 3},
+                {"kind": "warning", "contains": ["falling back to full arguments"]},
+                {"kind": "warning", "contains": ["also unhashable"]},
+            ],
+            tools=[{"name": "probe", "loopKey": ["deep"]}],
+            doomLoop=True,
+            runs=[fresh([*repeated_calls("probe", {"deep": _deep(80), "n": 1}, 3), DONE])],
+        ),
+        "2.3.4",
+    ),
+    _rule(
+        scenario(
+            "S-23",
+            "The stopWhen final dispatch: tool choice none, its response never checked",
+            ["ENG-75", "ENG-109", "ENG-128", "EQ-16"],
+            [
+                {"kind": "dispatches", "count": 3},
+                {"kind": "request", "dispatch": 2, "at": "/toolChoice", "equals": "none"},
+                {"kind": "executions", "tool": "web_search", "count": 2},
+                {"kind": "detection", "count": 0},
+                {"kind": "end", "at": "/finalText", "equals": STUCK_20},
+                {"kind": "sessionEnd", "equals": ["complete"]},
+            ],
+            tools=[WEB_SEARCH],
+            doomLoop=True,
+            request={"stopWhenSteps": 1},
+            runs=[
+                fresh(
+                    [
+                        turn(call("web_search", {"query": "one"}, "c1")),
+                        turn(call("web_search", {"query": "two"}, "c2")),
+                        turn(text(STUCK_20)),
+                    ]
+                )
+            ],
+        ),
+        "4.1, 7.5, 9.16",
+    ),
 ]
