@@ -152,6 +152,13 @@ def _detection(transcript: Mapping[str, Json], fact: Mapping[str, Json]) -> None
         _expect(bool(payloads) and all(_has(p, subset) for p in payloads), fact, f"{payloads}")
 
 
+def _applied(transcript: Mapping[str, Json], fact: Mapping[str, Json]) -> None:
+    """The applied action of each ``DoomLoopDetected`` event, in order (ENG-98)."""
+    events = cast(Sequence[Mapping[str, Json]], _run(transcript, fact)["events"])
+    found = [event.get("appliedAction") for event in events if event["hook"] == "DoomLoopDetected"]
+    _expect(found == fact["equals"], fact, f"found {found}")
+
+
 def _dispatches(transcript: Mapping[str, Json], fact: Mapping[str, Json]) -> None:
     dispatches = cast(Sequence[Mapping[str, Json]], _run(transcript, fact)["dispatches"])
     if "count" in fact:
@@ -291,6 +298,7 @@ CHECKS: dict[str, FactCheck] = {
     "detections": _detections_fact,
     "detectionsInclude": _detections_include,
     "detection": _detection,
+    "applied": _applied,
     "dispatches": _dispatches,
     "request": _request,
     "advisor": _advisor,

@@ -577,4 +577,79 @@ STATEMENTS: list[JsonObject] = [
         ),
         "4.1, 7.5, 9.16",
     ),
+    _rule(
+        scenario(
+            "S-24",
+            "A handler's block on a server verdict is applied as observe",
+            ["ENG-94", "ENG-98"],
+            [
+                {"kind": "detections", "equals": [["observe", 2]]},
+                {"kind": "applied", "equals": ["observe"]},
+            ],
+            tools=[{"name": "note"}],
+            hooks=[{"returns": {"overrideAction": "block"}}],
+            doomLoop=True,
+            runs=[
+                fresh(
+                    [
+                        turn(
+                            {"type": "web_search_call", "action": {"query": "same"}},
+                            call("note", {"n": i}, f"c{i}"),
+                        )
+                        for i in range(2)
+                    ]
+                    + [DONE]
+                )
+            ],
+        ),
+        "5.3.3",
+    ),
+    _rule(
+        scenario(
+            "S-25",
+            "An escalation latched in an approved batch waits for the first follow-up",
+            ["ENG-65", "ENG-71", "ENG-75", "EQ-06"],
+            [
+                {
+                    "kind": "request",
+                    "run": 2,
+                    "dispatch": 0,
+                    "at": "/model",
+                    "equals": "cheap-model",
+                },
+                {
+                    "kind": "userMessages",
+                    "run": 2,
+                    "dispatch": 0,
+                    "containing": "escalated turn follows",
+                    "count": 0,
+                },
+                {
+                    "kind": "request",
+                    "run": 2,
+                    "dispatch": 1,
+                    "at": "/model",
+                    "equals": "frontier-model",
+                },
+                {
+                    "kind": "userMessages",
+                    "run": 2,
+                    "dispatch": 1,
+                    "containing": "escalated turn follows",
+                    "count": 1,
+                },
+            ],
+            tools=[WEB_SEARCH, {"name": "risky", "kind": "approval"}],
+            doomLoop={"ladder": ESCALATE_AT_2, "escalation": {"model": "frontier-model"}},
+            runs=[
+                fresh([turn(call("risky", {"target": "prod"}, "r1"))]),
+                decide([turn(call("risky", {"target": "prod"}, "r2"))], approve=["r1"]),
+                decide(
+                    [turn(call("web_search", {"query": "x"}, "c1")), DONE],
+                    approve=["r2"],
+                ),
+            ],
+        ),
+        "3.3.6, 9.6",
+    ),
 ]
