@@ -1,0 +1,2 @@
+"""stub"""
+class HtmlPage: pass

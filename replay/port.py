@@ -1,0 +1,2 @@
+"""stub"""
+def compare_with_port(*a): return 0
