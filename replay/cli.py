@@ -53,8 +53,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="DIR",
         help="with --port: where the differing replay is written as a vector file",
     )
-    parser.add_argument("--timeout", type=float, default=10.0, metavar="SECONDS",
-                        help="with --port: longest wait for any one response (default 10)")
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        default=10.0,
+        metavar="SECONDS",
+        help="with --port: longest wait for any one response (default 10)",
+    )
     parser.add_argument("--quiet", action="store_true", help="no timeline, only the summary")
 
 

@@ -188,13 +188,12 @@ class Replay:
             identities = [
                 identify(self.options.loop_keys, c.name, c.arguments) for c in response.calls
             ]
+            pairs = list(zip(response.calls, identities, strict=True))
             self.session.declare_round(
-                run.round,
-                [(c.name, i.material) for c, i in zip(response.calls, identities) if i.declared],
+                run.round, [(c.name, i.material) for c, i in pairs if i.declared]
             )
             results = tuple(
-                self._checkpoint(call.name, call.call_id, identity)
-                for call, identity in zip(response.calls, identities)
+                self._checkpoint(call.name, call.call_id, identity) for call, identity in pairs
             )
             yield RoundResult(self.rounds, run.number, run.round, response.line, results, halted)
 
@@ -253,7 +252,14 @@ class Replay:
         if record.duplicate_in_round:
             action = self.run.decisions.get(key, PROCEED)
             return CallResult(
-                name, kind, action, record.fingerprint, record.streak, True, None, call_id,
+                name,
+                kind,
+                action,
+                record.fingerprint,
+                record.streak,
+                True,
+                None,
+                call_id,
                 tuple(notes),
             )
         verdict = record.verdict
@@ -261,13 +267,21 @@ class Replay:
         self.run.decisions[key] = action
         self._arm(verdict)
         return CallResult(
-            name, kind, action, record.fingerprint, record.streak, False, verdict, call_id,
+            name,
+            kind,
+            action,
+            record.fingerprint,
+            record.streak,
+            False,
+            verdict,
+            call_id,
             tuple(notes),
         )
 
 
-def replay(events: Iterable[Event], options: ReplayOptions, session: Session | None = None
-           ) -> Iterator[Entry]:
+def replay(
+    events: Iterable[Event], options: ReplayOptions, session: Session | None = None
+) -> Iterator[Entry]:
     """Every entry of the replay of ``events`` (a fresh reference session unless given)."""
     driver = Replay(options, session if session is not None else Session(options.config()))
     for event in events:

@@ -108,7 +108,9 @@ def parse_arguments(raw: object) -> Arguments:
         return Malformed(raw)
 
 
-SERVER_IDENTITY_SKIPPED = frozenset({"id", "type", "status", "output", "result", "results", "error"})
+SERVER_IDENTITY_SKIPPED = frozenset(
+    {"id", "type", "status", "output", "result", "results", "error"}
+)
 """Members of a server item that are not part of its identity (engine brief 2.5.2)."""
 
 

@@ -115,7 +115,7 @@ class _Buffer:
                 raise LogError(self.path, line, f"not JSON: {error.msg}") from None
             except ValueError as error:  # NaN / Infinity
                 raise LogError(self.path, self.line, f"not JSON: {error}") from None
-            if end == len(self.text) and not self.eof and self.text[self.pos] not in "[{\"":
+            if end == len(self.text) and not self.eof and self.text[self.pos] not in '[{"':
                 self.fill()  # a number may continue in the next chunk
                 continue
             self.advance(end)

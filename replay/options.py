@@ -109,7 +109,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--option",
         default="true",
         metavar="JSON|FILE",
-        help='the doomLoop option as JSON text or a JSON file (default true: the defaults), '
+        help="the doomLoop option as JSON text or a JSON file (default true: the defaults), "
         'e.g. \'{"ladder": {"observe": 2, "block": 4, "stop": 8}}\'',
     )
     parser.add_argument(

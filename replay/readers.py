@@ -124,8 +124,9 @@ class ChatReader:
             function = raw.get("function") if isinstance(raw, dict) else None
             if not isinstance(function, dict) or not isinstance(function.get("name"), str):
                 raise self.context.error(line, f"tool call {index} has no `function.name`")
-            call_id = _string(raw.get("id"))  # type: ignore[union-attr]
-            calls.append(Call(function["name"], parse_arguments(function.get("arguments")), call_id))
+            call_id = _string(raw.get("id"))
+            arguments = parse_arguments(function.get("arguments"))
+            calls.append(Call(function["name"], arguments, call_id))
             self.context.called(call_id)
         legacy = message.get("function_call")
         if isinstance(legacy, dict) and isinstance(legacy.get("name"), str):
@@ -297,8 +298,10 @@ class LogReader:
                 )
             if self.format is None and found is not None:
                 self.format = found
-            if found is not None and self.format != found and not _compatible(
-                self.format, record
+            if (
+                found is not None
+                and self.format != found
+                and not _compatible(self.format, found, record)
             ):
                 raise context.error(
                     record.line,
@@ -313,8 +316,11 @@ class LogReader:
             yield from reader.end()
 
 
-def _compatible(chosen: str | None, record: Located) -> bool:
+def _compatible(chosen: str | None, found: str, record: Located) -> bool:
     """A Responses log may hold role-only messages (the API's short message form)."""
-    return chosen == "responses" and found == "chat" and isinstance(record.value, dict) and (
-        record.value.get("role") == "assistant"
+    return (
+        chosen == "responses"
+        and found == "chat"
+        and isinstance(record.value, dict)
+        and (record.value.get("role") == "assistant")
     )

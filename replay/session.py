@@ -119,5 +119,3 @@ class RecordingSession(Session):
         self._step({"op": "restore", "state": {}})
         self._step({"op": "restore", "state": wire.encode(state)})
         super().restore(state)
-
-

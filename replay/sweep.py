@@ -61,14 +61,14 @@ def parse_grid(text: str) -> dict[str, list[int | bool]]:
     """``observe=2..4,block=3..6`` -> {"observe": [2, 3, 4], "block": [3, 4, 5, 6]}."""
     grid: dict[str, list[int | bool]] = {}
     for item in text.split(","):
-        rung, sep, values = item.strip().partition("=")
+        rung, sep, given = item.strip().partition("=")
         if not sep or rung not in RUNGS:
             raise OptionError(
                 f"--sweep {item!r}: expected RUNG=VALUES with RUNG one of {', '.join(RUNGS)}"
             )
         if rung in grid:
             raise OptionError(f"--sweep names {rung} twice")
-        grid[rung] = parse_values(rung, values)
+        grid[rung] = parse_values(rung, given)
     size = 1
     for values in grid.values():
         size *= len(values)
@@ -102,14 +102,17 @@ def run_sweep(args: argparse.Namespace, options: ReplayOptions, out: TextIO) -> 
         rung
         for rung in RUNGS
         if any(
-            options.with_ladder(ladder).config().ladder.threshold(rung) is not False  # type: ignore[arg-type]
+            options.with_ladder(ladder).config().ladder.threshold(rung) is not False
             for ladder in ladders(grid)
         )
     ]
     header = [*names, *(f"first {rung}" for rung in shown), "blocked"]
     widths = [max(len(h), 5) for h in header]
-    print(f"sweep of {args.log}: {len(list(ladders(grid)))} ladders; "
-          "first = round where the rung first fired (nt: text after round n)", file=out)
+    print(
+        f"sweep of {args.log}: {len(list(ladders(grid)))} ladders; "
+        "first = round where the rung first fired (nt: text after round n)",
+        file=out,
+    )
     print("  ".join(h.rjust(w) for h, w in zip(header, widths, strict=True)), file=out)
     for row in sweep(LogReader, args, options, args.sweep):
         firsts = dict(row.summary.firsts())

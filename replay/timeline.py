@@ -4,7 +4,7 @@ A round line: ``R<n>``, the log line, each call as ``tool:streak`` (``!``
 not executed: block or stop; ``=`` in-round duplicate sharing the first
 call's decision; ``~`` malformed arguments; ``tool:-`` exempt; ``tool:?``
 skipped), the action the engine takes, and the strongest verdict's message
-shortened. Consecutive equal calls are written once with ``×k``.
+shortened. Consecutive equal calls are written once with ``xk``.
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ def calls_text(calls: Iterable[CallResult]) -> str:
             groups[-1][1] = int(str(groups[-1][1])) + 1
         else:
             groups.append([token, 1])
-    return " ".join(f"{t}×{n}" if n != 1 else str(t) for t, n in groups)
+    return " ".join(f"{t}x{n}" if n != 1 else str(t) for t, n in groups)
 
 
 def ladder_text(ladder: Ladder) -> str:
@@ -63,8 +63,10 @@ class Timeline:
         print(f"replay of {log}; ladder: {ladder_text(ladder)}", file=self.out)
         if self.quiet:
             return
-        print(f"{'round':<8}{'line':<7}{'calls (tool:streak)':<{CALLS_WIDTH}} "
-              f"{'action':<9}verdict", file=self.out)
+        print(
+            f"{'round':<8}{'line':<7}{'calls (tool:streak)':<{CALLS_WIDTH}} {'action':<9}verdict",
+            file=self.out,
+        )
 
     def _row(self, where: str, line: int, calls: str, action: str | None, message: str) -> None:
         row = f"{where:<8}{'L' + str(line):<7}{calls:<{CALLS_WIDTH}} {action or '-':<9}"
@@ -78,33 +80,54 @@ class Timeline:
             print(f"warning: line {entry.line}: {entry.message}", file=self.out)
         elif isinstance(entry, ResumeResult):
             self.stopped = False
-            print(f"-- line {entry.line}: run {entry.run} resumes from the saved state --",
-                  file=self.out)
+            print(
+                f"-- line {entry.line}: run {entry.run} resumes from the saved state --",
+                file=self.out,
+            )
         elif isinstance(entry, RoundResult):
             verdict = entry.verdict
-            self._row(f"R{entry.number}", entry.line, calls_text(entry.calls), entry.action,
-                      verdict.message if verdict else "")
+            self._row(
+                f"R{entry.number}",
+                entry.line,
+                calls_text(entry.calls),
+                entry.action,
+                verdict.message if verdict else "",
+            )
             self._halt(entry.action)
         elif isinstance(entry, TextResult):
             verdict = entry.verdict
-            self._row("text" if entry.in_round else f"R{position(entry)}",
-                      entry.line, f"text streak {entry.streak:g}", entry.action,
-                      verdict.message if verdict else "")
+            self._row(
+                "text" if entry.in_round else f"R{position(entry)}",
+                entry.line,
+                f"text streak {entry.streak:g}",
+                entry.action,
+                verdict.message if verdict else "",
+            )
             self._halt(entry.action)
         elif isinstance(entry, ServerResult):
             verdicts = [c.verdict for c in entry.calls if c.verdict is not None]
-            self._row("server", entry.line, calls_text(entry.calls), entry.action,
-                      verdicts[-1].message if verdicts else "")
+            self._row(
+                "server",
+                entry.line,
+                calls_text(entry.calls),
+                entry.action,
+                verdicts[-1].message if verdicts else "",
+            )
             self._halt(entry.action)
 
     def _halt(self, action: str | None) -> None:
         if action == "stop" and not self.stopped:
             self.stopped = True
-            print("-- stop: the engine would end the run here; later lines are what-if --",
-                  file=self.out)
+            print(
+                "-- stop: the engine would end the run here; later lines are what-if --",
+                file=self.out,
+            )
 
     def footer(self, log_format: str | None) -> None:
         s = self.summary
         fired = ", ".join(f"{rung} at {where}" for rung, where in s.firsts() if where) or "none"
-        print(f"{log_format or 'empty'} log: {s.rounds} rounds, {s.calls} calls, {s.blocked} not executed (block/stop); "
-              f"first fired: {fired}", file=self.out)
+        print(
+            f"{log_format or 'empty'} log: {s.rounds} rounds, {s.calls} calls, "
+            f"{s.blocked} not executed (block/stop); first fired: {fired}",
+            file=self.out,
+        )
