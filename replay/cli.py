@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 from typing import Protocol, TextIO
 
+from . import examples
 from . import options as replay_options
 from .driver import Entry, replay
 from .jsonstream import LogError
@@ -27,7 +28,13 @@ EXIT_OK, EXIT_DIFFERS, EXIT_UNUSABLE = 0, 1, 2
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("log", type=Path, metavar="LOG", help="the agent log to replay")
+    parser.add_argument(
+        "log",
+        type=Path,
+        metavar="LOG",
+        help="the agent log to replay, or example:NAME for a shipped example "
+        f"({', '.join(example.name for example in examples.EXAMPLES)})",
+    )
     parser.add_argument(
         "--format",
         choices=FORMATS,
@@ -105,14 +112,21 @@ def replay_log(args: argparse.Namespace, options: ReplayOptions, out: TextIO) ->
     return EXIT_OK
 
 
-def run(args: argparse.Namespace) -> int:
+def run_with(args: argparse.Namespace, out: TextIO) -> int:
+    """The command with its output to ``out`` (errors to stderr)."""
     from .sweep import run_sweep
 
     try:
+        args.log = examples.resolve(args.log)
         options = options_from_args(args)
         if args.sweep is not None:
-            return run_sweep(args, options, sys.stdout)
-        return replay_log(args, options, sys.stdout)
-    except (LogError, OptionError) as error:
-        print(f"doomloop-kit replay: {error}", file=sys.stderr)
+            return run_sweep(args, options, out)
+        return replay_log(args, options, out)
+    except (LogError, OptionError, KeyError) as error:
+        message = error.args[0] if isinstance(error, KeyError) else error
+        print(f"doomloop-kit replay: {message}", file=sys.stderr)
         return EXIT_UNUSABLE
+
+
+def run(args: argparse.Namespace) -> int:
+    return run_with(args, sys.stdout)

@@ -112,8 +112,11 @@ class ServerResult:
 
 @dataclass(frozen=True)
 class ResumeResult:
+    """A new run: from the previous run's saved state, or from a state given in the log."""
+
     line: int
     run: int
+    given_state: bool = False
 
 
 Entry = RoundResult | TextResult | ServerResult | ResumeResult | Notice
@@ -151,7 +154,7 @@ class Replay:
             else:
                 self.session.restore(event.state)
             self.run = _Run(self.run.number + 1)
-            yield ResumeResult(event.line, self.run.number)
+            yield ResumeResult(event.line, self.run.number, event.state is not UNDEFINED)
         else:
             yield from self._response(event)
 

@@ -2,8 +2,8 @@
 
 The option is the value of ``doomLoop`` on a ``callModel`` request (CFG-01):
 ``true``, or a config object ``{ladder?, text?, escalation?}``, given as JSON
-text or as the path of a JSON file. Loop keys are field lists (KEY-03) or
-``false`` to exempt a tool (KEY-02); functions cannot be given on a command line.
+text or as the path of a JSON file. Loop keys are field lists (KEY-09) or
+``false`` to exempt a tool (KEY-06); functions cannot be given on a command line.
 """
 
 from __future__ import annotations

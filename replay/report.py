@@ -74,7 +74,12 @@ def entry_json(entry: Entry) -> dict[str, Any]:
             "calls": [call_json(call) for call in entry.calls],
         }
     if isinstance(entry, ResumeResult):
-        return {"type": "resume", "line": entry.line, "run": entry.run}
+        return {
+            "type": "resume",
+            "line": entry.line,
+            "run": entry.run,
+            "givenState": entry.given_state,
+        }
     assert isinstance(entry, Notice)
     return {"type": "notice", "line": entry.line, "message": entry.message}
 

@@ -115,7 +115,7 @@ class RecordingSession(Session):
 
     def restore(self, state: object) -> None:
         # An empty blob first, so that a blob that is not an object leaves a
-        # fresh monitor, as constructing one would (STATE-01).
+        # fresh monitor, as constructing one would (STATE-13).
         self._step({"op": "restore", "state": {}})
         self._step({"op": "restore", "state": wire.encode(state)})
         super().restore(state)
