@@ -81,7 +81,6 @@ class _Sink(Protocol):
 def replay_log(args: argparse.Namespace, options: ReplayOptions, out: TextIO) -> int:
     """Replay once: timeline to ``out``, the files asked for, the port comparison."""
     from .page import HtmlPage
-    from .port import compare_with_port
 
     config = options.config()
     for warning in options.warnings():
@@ -108,6 +107,8 @@ def replay_log(args: argparse.Namespace, options: ReplayOptions, out: TextIO) ->
         raise
     timeline.footer(reader.format)
     if isinstance(session, RecordingSession):
+        from .port import compare_with_port  # the harness machinery only when asked for
+
         return compare_with_port(args, options, session, out)
     return EXIT_OK
 
