@@ -86,11 +86,15 @@ def main() -> int:
             rounds = write_log(log, messages)
             seconds, peak = replay_in_child(log, Path(folder) / "report.jsonl")
             rows.append((messages, rounds, log.stat().st_size, seconds, peak))
-    print(f"{'messages':>9} {'rounds':>7} {'log MiB':>8} {'seconds':>8} "
-          f"{'rounds/s':>9} {'messages/s':>11} {'peak RSS MiB':>13}")
+    print(
+        f"{'messages':>9} {'rounds':>7} {'log MiB':>8} {'seconds':>8} "
+        f"{'rounds/s':>9} {'messages/s':>11} {'peak RSS MiB':>13}"
+    )
     for messages, rounds, size, seconds, peak in rows:
-        print(f"{messages:>9} {rounds:>7} {size / 2**20:>8.1f} {seconds:>8.2f} "
-              f"{rounds / seconds:>9.0f} {messages / seconds:>11.0f} {peak / 1024:>13.1f}")
+        print(
+            f"{messages:>9} {rounds:>7} {size / 2**20:>8.1f} {seconds:>8.2f} "
+            f"{rounds / seconds:>9.0f} {messages / seconds:>11.0f} {peak / 1024:>13.1f}"
+        )
     return 0
 
 

@@ -9,7 +9,10 @@ resolves the call's identity (ENG-03; malformed arguments are their own key
 material, ENG-04; exempt calls are skipped, ENG-05), records it, falls back
 to the full arguments when the key cannot be fingerprinted, and reuses the
 round's earlier decision for an in-round duplicate (ENG-02). A ``resume``
-record starts a new run from the saved state (ENG-12, ENG-13).
+record starts a new run from the saved state (ENG-12, ENG-13); so does a
+response that follows a response without client calls, since such a
+response ends the engine's run (the next belongs to the next ``callModel``,
+on persisted state).
 
 Every call is treated as a configured, executable client tool with no hooks;
 the log is fed as recorded, so what follows a block or a stop is what the
@@ -117,6 +120,8 @@ class ResumeResult:
     line: int
     run: int
     given_state: bool = False
+    implicit: bool = False
+    """True for a new turn the log does not mark (after a response without calls)."""
 
 
 Entry = RoundResult | TextResult | ServerResult | ResumeResult | Notice
@@ -132,6 +137,8 @@ class _Run:
     number: int = 1
     round: int = 0
     stopped: bool = False
+    ended: bool = False
+    """The run's last response made no client call: the engine's loop has exited."""
     decisions: dict[str, str] = field(default_factory=dict)
 
 
@@ -148,15 +155,21 @@ class Replay:
         if isinstance(event, Notice):
             yield event
         elif isinstance(event, Resume):
-            self._label(f"resume at line {event.line}")
-            if event.state is UNDEFINED:
-                self.session.resume()
-            else:
-                self.session.restore(event.state)
-            self.run = _Run(self.run.number + 1)
-            yield ResumeResult(event.line, self.run.number, event.state is not UNDEFINED)
+            yield self._resume(event.line, event.state, implicit=False)
         else:
+            if self.run.ended:  # a response after the run ended opens the next turn
+                yield self._resume(event.line, UNDEFINED, implicit=True)
             yield from self._response(event)
+
+    def _resume(self, line: int, state: object, *, implicit: bool) -> ResumeResult:
+        """A new run: a fresh monitor from the saved (or given) state, rounds from 1 (ENG-13)."""
+        self._label(f"new run at line {line}")
+        if state is UNDEFINED:
+            self.session.resume()
+        else:
+            self.session.restore(state)
+        self.run = _Run(self.run.number + 1)
+        return ResumeResult(line, self.run.number, state is not UNDEFINED, implicit)
 
     def _label(self, label: str) -> None:
         if isinstance(self.session, RecordingSession):
@@ -199,6 +212,8 @@ class Replay:
                 self._checkpoint(call.name, call.call_id, identity) for call, identity in pairs
             )
             yield RoundResult(self.rounds, run.number, run.round, response.line, results, halted)
+        else:
+            run.ended = True
 
     def _arm(self, verdict: Verdict | None) -> None:
         if verdict is not None and verdict.action == "stop":

@@ -79,6 +79,7 @@ def entry_json(entry: Entry) -> dict[str, Any]:
             "line": entry.line,
             "run": entry.run,
             "givenState": entry.given_state,
+            "implicit": entry.implicit,
         }
     assert isinstance(entry, Notice)
     return {"type": "notice", "line": entry.line, "message": entry.message}

@@ -81,8 +81,9 @@ class Timeline:
         elif isinstance(entry, ResumeResult):
             self.stopped = False
             print(
-                f"-- line {entry.line}: run {entry.run} starts from "
-                f"{'the state given there' if entry.given_state else 'the saved state'} --",
+                f"-- line {entry.line}: {'new turn, ' if entry.implicit else ''}run {entry.run} "
+                f"starts from {'the state given there' if entry.given_state else 'the saved state'}"
+                " --",
                 file=self.out,
             )
         elif isinstance(entry, RoundResult):
