@@ -341,4 +341,4 @@ def test_a_response_without_calls_ends_the_run(tmp_path: Path) -> None:
     _, stdout, _, objects = replay(tmp_path, log)
     assert actions(objects) == [["proceed"], ["observe"], ["block"]]
     assert [(r["run"], r["runRound"]) for r in rounds_of(objects)] == [(1, 1), (1, 2), (2, 1)]
-    assert "-- line 9: new turn, run 2 starts from the saved state --" in stdout
+    assert "-- line 8: new turn, run 2 starts from the saved state --" in stdout
