@@ -121,6 +121,8 @@ def run_with(args: argparse.Namespace, out: TextIO) -> int:
         args.log = examples.resolve(args.log)
         options = options_from_args(args)
         if args.sweep is not None:
+            if args.json or args.html or args.port:
+                raise OptionError("--sweep prints a table only: it takes no --json, --html, --port")
             return run_sweep(args, options, out)
         return replay_log(args, options, out)
     except (LogError, OptionError, KeyError) as error:

@@ -29,7 +29,7 @@ class Example:
 
     @property
     def path(self) -> Path:
-        return Path(str(resources.files(__package__).joinpath("examples", self.file)))
+        return Path(str(resources.files(__package__).joinpath("logs", self.file)))
 
 
 EXAMPLES: Final = (

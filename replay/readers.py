@@ -42,6 +42,9 @@ FORMATS: Final = ("chat", "responses", "doomloop")
 INPUT_ROLES: Final = frozenset({"user", "system", "developer"})
 RESPONSES_PASSIVE: Final = frozenset({"reasoning"})
 """Output items that neither call a tool nor carry text."""
+MAX_PENDING: Final = 10_000
+"""Calls remembered while they wait for a result; the oldest are forgotten beyond it,
+so that a log without results does not grow the reader's memory."""
 
 
 class Reader(Protocol):
@@ -63,6 +66,8 @@ class _Context:
     def called(self, call_id: str | None) -> None:
         if call_id is not None:
             self.pending[call_id] = self.pending.get(call_id, 0) + 1
+            if len(self.pending) > MAX_PENDING:
+                del self.pending[next(iter(self.pending))]
 
     def answered(self, call_id: object, line: int) -> Iterable[Notice]:
         count = self.pending.get(call_id, 0) if isinstance(call_id, str) else 0
@@ -108,19 +113,30 @@ class ChatReader:
             raise self.context.error(line, "a chat log holds messages with a string `role`")
         role = message["role"]
         if role == "assistant":
-            return [self._response(message, line)]
+            return self._response(message, line)
         if role == "tool":
             return self.context.answered(message.get("tool_call_id"), line)
         if role in INPUT_ROLES or role == "function":
             return []
         raise self.context.error(line, f"unknown chat message role {role!r}")
 
-    def _response(self, message: Mapping[str, object], line: int) -> Response:
+    def _response(self, message: Mapping[str, object], line: int) -> list[Event]:
         raw_calls = message.get("tool_calls") or []
         if not isinstance(raw_calls, list):
             raise self.context.error(line, "`tool_calls` must be a list")
         calls = []
+        notices: list[Event] = []
         for index, raw in enumerate(raw_calls):
+            kind = raw.get("type", "function") if isinstance(raw, dict) else None
+            if kind != "function" and isinstance(kind, str):
+                notices.append(
+                    Notice(
+                        line,
+                        f"tool call {index} is a {kind!r} call, not a function call: "
+                        "left out (the engine checks function calls only)",
+                    )
+                )
+                continue
             function = raw.get("function") if isinstance(raw, dict) else None
             if not isinstance(function, dict) or not isinstance(function.get("name"), str):
                 raise self.context.error(line, f"tool call {index} has no `function.name`")
@@ -132,7 +148,7 @@ class ChatReader:
         if isinstance(legacy, dict) and isinstance(legacy.get("name"), str):
             calls.append(Call(legacy["name"], parse_arguments(legacy.get("arguments"))))
         text = _text_of(message.get("content"), self.PART_TYPES)
-        return Response(line, text, tuple(calls))
+        return [*notices, Response(line, text, tuple(calls))]
 
     def end(self) -> Iterable[Event]:
         return []

@@ -344,3 +344,45 @@ def test_a_response_without_calls_ends_the_run(tmp_path: Path) -> None:
     assert actions(objects) == [["proceed"], ["observe"], ["block"]]
     assert [(r["run"], r["runRound"]) for r in rounds_of(objects)] == [(1, 1), (1, 2), (2, 1)]
     assert "-- line 8: new turn, run 2 starts from the saved state --" in stdout
+
+
+def test_arguments_too_deep_to_read_are_left_unchecked(tmp_path: Path) -> None:
+    """JS would parse them and the canonical form would refuse them (depth > 64)."""
+    deep = "[" * 5000 + "]" * 5000
+    log = write_lines(tmp_path / "log.jsonl", [{"kind": "response",
+                                                "calls": [{"name": "f", "arguments": deep}]}])
+    _, _, _, objects = replay(tmp_path, log)
+    assert actions(objects) == [["skipped"]]
+    log.write_text('{"kind": "user"}\n' + deep + "\n")
+    status, _, stderr, _ = replay(tmp_path, log)
+    assert status == 2 and f"{log}:2: a value nested too deeply" in stderr
+
+
+def test_non_function_tool_calls_are_left_out_with_a_warning(tmp_path: Path) -> None:
+    custom = {"id": "x", "type": "custom", "custom": {"name": "shell", "input": "ls"}}
+    plain = {"id": "y", "type": "function", "function": {"name": "f", "arguments": "{}"}}
+    message = {"role": "assistant", "tool_calls": [custom, plain]}
+    log = write_lines(tmp_path / "log.jsonl", [message])
+    status, stdout, _, objects = replay(tmp_path, log)
+    assert status == 0 and "warning: line 1: tool call 0 is a 'custom' call" in stdout
+    assert [[c["tool"] for c in r["calls"]] for r in rounds_of(objects)] == [["f"]]
+
+
+def test_the_reader_forgets_the_oldest_unanswered_calls(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from doomloop_kit.replay import readers
+
+    monkeypatch.setattr(readers, "MAX_PENDING", 3)
+    records: list[Any] = [{"kind": "response", "calls": [{"name": "f", "id": f"c{i}"}]}
+                          for i in range(5)]
+    records += [{"kind": "result", "id": "c4"}, {"kind": "result", "id": "c0"}]
+    log = write_lines(tmp_path / "log.jsonl", records)
+    reader = readers.LogReader(log)
+    events = list(reader)
+    assert [e.line for e in events if isinstance(e, readers.Notice)] == [7]
+
+
+def test_sweep_takes_no_output_files(tmp_path: Path) -> None:
+    status, _, stderr, _ = replay(tmp_path, by_name("healthy-run").path, "--sweep", "block=3")
+    assert status == 2 and "--sweep prints a table only" in stderr
