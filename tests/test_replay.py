@@ -386,3 +386,12 @@ def test_the_reader_forgets_the_oldest_unanswered_calls(
 def test_sweep_takes_no_output_files(tmp_path: Path) -> None:
     status, _, stderr, _ = replay(tmp_path, by_name("healthy-run").path, "--sweep", "block=3")
     assert status == 2 and "--sweep prints a table only" in stderr
+
+
+def test_the_page_cannot_be_broken_by_the_log(tmp_path: Path) -> None:
+    """Tool names and messages go into a script element: they must not end it."""
+    name = "</script><h1>x</h1>"
+    log = write_lines(tmp_path / "log.jsonl", [response([(name, {})])] * 2)
+    status, _, _, _ = replay(tmp_path, log, "--html", str(tmp_path / "page.html"))
+    page = (tmp_path / "page.html").read_text(encoding="utf-8")
+    assert status == 0 and name not in page and page.count("</script>") == 4
