@@ -160,6 +160,8 @@ def _array(buffer: _Buffer) -> Iterator[Located]:
 
 
 def _document(buffer: _Buffer) -> Iterator[Located]:
+    buffer.skip_space()
+    start = buffer.line
     opening = buffer.expect("[{", "a JSON array or object")
     if opening == "[":
         yield from _array(buffer)
@@ -183,7 +185,9 @@ def _document(buffer: _Buffer) -> Iterator[Located]:
             buffer.advance(buffer.pos + 1)
         if not found:
             members = ", ".join(WRAPPER_MEMBERS)
-            raise LogError(buffer.path, 1, f"a JSON object log needs an array member ({members})")
+            raise LogError(
+                buffer.path, start, f"a JSON object log needs an array member ({members})"
+            )
     if buffer.skip_space() != "":
         raise LogError(buffer.path, buffer.line, "text after the end of the JSON document")
 

@@ -20,7 +20,12 @@ class AtomicText:
     def __init__(self, path: Path) -> None:
         self.path = path
         directory = path.parent if str(path.parent) else Path(".")
-        descriptor, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
+        try:
+            descriptor, name = tempfile.mkstemp(
+                prefix=f".{path.name}.", suffix=".tmp", dir=directory
+            )
+        except OSError as error:  # name the file asked for, not the temporary one
+            raise OSError(error.errno, error.strerror, str(path)) from None
         self.temp = Path(name)
         self.stream: TextIO = os.fdopen(descriptor, "w", encoding="utf-8", newline="\n")
 

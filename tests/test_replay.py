@@ -395,3 +395,13 @@ def test_the_page_cannot_be_broken_by_the_log(tmp_path: Path) -> None:
     status, _, _, _ = replay(tmp_path, log, "--html", str(tmp_path / "page.html"))
     page = (tmp_path / "page.html").read_text(encoding="utf-8")
     assert status == 0 and name not in page and page.count("</script>") == 4
+
+
+def test_an_output_file_that_cannot_be_written(tmp_path: Path) -> None:
+    target = tmp_path / "missing" / "page.html"
+    log = by_name("healthy-run").path
+    done = subprocess.run(
+        [sys.executable, "-m", "doomloop_kit.conformance.cli", "replay", str(log),
+         "--html", str(target)], capture_output=True, text=True, timeout=120,
+    )
+    assert done.returncode == 2 and f"{target}: No such file or directory" in done.stderr
