@@ -14,6 +14,8 @@ import sys
 from pathlib import Path
 from typing import Protocol, TextIO
 
+from doomloop_kit.conformance.protocol import DEFAULT_TIMEOUT
+
 from . import examples
 from . import options as replay_options
 from .driver import Entry, replay
@@ -63,9 +65,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--timeout",
         type=float,
-        default=10.0,
+        default=DEFAULT_TIMEOUT,
         metavar="SECONDS",
-        help="with --port: longest wait for any one response (default 10)",
+        help=f"with --port: longest wait for any one response (default {DEFAULT_TIMEOUT:g})",
     )
     parser.add_argument("--quiet", action="store_true", help="no timeline, only the summary")
 

@@ -7,6 +7,8 @@ never from the replay's own output.
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import subprocess
 import sys
@@ -14,10 +16,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from doomloop_kit.conformance.cli import main
+from doomloop_kit.conformance.cli import build_parser, main
 from doomloop_kit.generators import format as vformat
 from doomloop_kit.reference import fingerprint_tool_call
 from doomloop_kit.replay import jsonstream
+from doomloop_kit.replay.cli import run_with
 from doomloop_kit.replay.examples import by_name
 from doomloop_kit.replay.sweep import parse_grid
 
@@ -38,15 +41,14 @@ def replay(tmp_path: Path, log: Path, *options: str) -> tuple[int, str, str, lis
     """Run the command in-process; (status, stdout, stderr, report objects)."""
     report = tmp_path / "report.jsonl"
     report.unlink(missing_ok=True)
-    done = subprocess.run(
-        [sys.executable, "-m", "doomloop_kit.conformance.cli", "replay", str(log),
-         "--json", str(report), *options],
-        capture_output=True, text=True, timeout=120,
-    )
+    args = build_parser().parse_args(["replay", str(log), "--json", str(report), *options])
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stderr(err):
+        status = run_with(args, out)
     objects = []
     if report.exists():
         objects = [json.loads(line) for line in report.read_text(encoding="utf-8").splitlines()]
-    return done.returncode, done.stdout, done.stderr, objects
+    return status, out.getvalue(), err.getvalue(), objects
 
 
 def rounds_of(objects: list[dict[str, Any]]) -> list[dict[str, Any]]:
