@@ -98,10 +98,13 @@ class Timeline:
             self._halt(entry.action)
         elif isinstance(entry, TextResult):
             verdict = entry.verdict
+            streaks = f"text streak {entry.streak:g}"
+            if verdict is not None and verdict.detector == "text-repetition":
+                streaks += f", repeats {verdict.streak:g}"
             self._row(
                 "text" if entry.in_round else f"R{position(entry)}",
                 entry.line,
-                f"text streak {entry.streak:g}",
+                streaks,
                 entry.action,
                 verdict.message if verdict else "",
             )
