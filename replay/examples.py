@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import io
 import sys
+import tempfile
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -78,9 +79,18 @@ def render(example: Example, *extra: str) -> str:
     return out.getvalue().replace(str(example.path), example.file)
 
 
+def page(example: Example) -> str:
+    """The ``--html`` page of the example's replay."""
+    with tempfile.TemporaryDirectory(prefix="doomloop-replay-") as folder:
+        path = Path(folder) / f"{example.name}.html"
+        render(example, "--quiet", "--html", str(path))
+        return path.read_text(encoding="utf-8").replace(str(example.path), example.file)
+
+
 def outputs() -> dict[str, str]:
-    """File name -> text of every replay the docs page shows."""
+    """File name -> text of every replay the docs page shows (timelines and pages)."""
     files = {f"{example.name}.txt": render(example) for example in EXAMPLES}
+    files.update({f"{example.name}.html": page(example) for example in EXAMPLES})
     name, grid = SWEPT
     files[f"{name}-sweep.txt"] = render(by_name(name), "--sweep", grid)
     return files

@@ -245,6 +245,9 @@ def test_replay_guide_shows_the_example_replays(built: dict[str, Any]) -> None:
     for path in sorted(examples.glob("*.txt")):
         for line in path.read_text(encoding="utf-8").splitlines():
             assert line in text, f"{path.name}: {line!r} not on the replay page"
+    for path in sorted(examples.glob("*.html")):  # published as they are, linked from the page
+        published = built["site"] / "guide" / "replay-examples" / path.name
+        assert published.read_bytes() == path.read_bytes()
     home = page_html(built["site"], "/")
     assert "Replay an agent log" in plain_text(home)
 
