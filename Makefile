@@ -59,18 +59,18 @@ conformance-reports: install ports
 # -- every test -----------------------------------------------------------------
 
 lint: install
-	$(BIN)/ruff check reference generators conformance tests benchmarks docs engine
-	$(BIN)/ruff format --check reference engine generators/engine_scenarios
+	$(BIN)/ruff check reference generators conformance engine replay tests benchmarks docs
+	$(BIN)/ruff format --check reference engine generators/engine_scenarios replay
 
-# The engine imports the reference as doomloop_kit.reference, which mypy cannot
-# see through the editable install: it checks a tree of links with that layout.
-TYPECHECK_TREE := .artifacts/typecheck/doomloop_kit
+# engine/ and replay/ import the other folders as doomloop_kit.*, which mypy
+# cannot see through the editable install: it checks a tree of links.
 typecheck: install
 	$(BIN)/mypy reference
-	rm -rf $(TYPECHECK_TREE) && mkdir -p $(TYPECHECK_TREE)
-	for d in reference engine generators; do ln -s $(CURDIR)/$$d $(TYPECHECK_TREE)/$$d; done
-	cd $(dir $(TYPECHECK_TREE)) && $(CURDIR)/$(BIN)/mypy --strict -p doomloop_kit.engine \
-		-p doomloop_kit.generators.engine_scenarios
+	rm -rf .artifacts/mypy && mkdir -p .artifacts/mypy/doomloop_kit
+	for d in reference generators conformance engine replay; do ln -s ../../../$$d .artifacts/mypy/doomloop_kit/$$d; done
+	cd .artifacts/mypy && MYPYPATH=. ../../$(BIN)/mypy --strict --follow-imports=silent \
+		--config-file ../../pyproject.toml -p doomloop_kit.engine \
+		-p doomloop_kit.generators.engine_scenarios -p doomloop_kit.replay
 
 vectors-check: install
 	$(KIT) vectors regenerate --check

@@ -25,6 +25,10 @@ COMMANDS: dict[tuple[str, ...], tuple[str, str]] = {
         "doomloop_kit.conformance.fuzz",
         "differential fuzzing of a port against the reference",
     ),
+    ("replay",): (
+        "doomloop_kit.replay.cli",
+        "replay a recorded agent log: what the monitor would have done",
+    ),
 }
 
 
@@ -32,20 +36,23 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="doomloop-kit", description=__doc__)
     groups = parser.add_subparsers(dest="group", required=True, metavar="GROUP")
     group_parsers: dict[str, argparse._SubParsersAction[argparse.ArgumentParser]] = {}
-    for (group, name), (module_name, help_text) in COMMANDS.items():
-        if group not in group_parsers:
+    for (group, *name), (module_name, help_text) in COMMANDS.items():
+        if not name:  # a command outside any group
+            sub = groups.add_parser(group, help=help_text, description=help_text)
+        elif group not in group_parsers:
             group_parser = groups.add_parser(group, help=f"{group} commands")
             group_parsers[group] = group_parser.add_subparsers(
                 dest="command", required=True, metavar="COMMAND"
             )
-        sub = group_parsers[group].add_parser(name, help=help_text, description=help_text)
+        if name:
+            sub = group_parsers[group].add_parser(name[0], help=help_text, description=help_text)
         try:
             module = importlib.import_module(module_name)
         except ModuleNotFoundError as error:
             if error.name != module_name:
                 raise
             # a command whose module is not written yet must not break the others
-            sub.set_defaults(_run=_unavailable(" ".join((group, name))))
+            sub.set_defaults(_run=_unavailable(" ".join((group, *name))))
             continue
         module.add_arguments(sub)
         sub.set_defaults(_run=module.run)

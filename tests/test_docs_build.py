@@ -239,6 +239,19 @@ def test_generated_vectors_have_direct_search_entries(built: dict[str, Any]) -> 
                 assert url in locations
 
 
+def test_replay_guide_shows_the_example_replays(built: dict[str, Any]) -> None:
+    text = plain_text(page_html(built["site"], "guide/replay/"))
+    examples = ROOT / "docs" / "guide" / "replay-examples"
+    for path in sorted(examples.glob("*.txt")):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            assert line in text, f"{path.name}: {line!r} not on the replay page"
+    for path in sorted(examples.glob("*.html")):  # published as they are, linked from the page
+        published = built["site"] / "guide" / "replay-examples" / path.name
+        assert published.read_bytes() == path.read_bytes()
+    home = page_html(built["site"], "/")
+    assert "Replay an agent log" in plain_text(home)
+
+
 def test_harness_guide_includes_the_real_harness_files(built: dict[str, Any]) -> None:
     text = plain_text(page_html(built["site"], "guide/write-a-harness/"))
     for rel in HARNESS_FILES:

@@ -14,6 +14,7 @@ NavItem = Any
 DOCS_PAGES = {
     "home": "index.md",
     "harness": "guide/write-a-harness.md",
+    "replay": "guide/replay.md",
     "versioning": "versioning.md",
     "changelog": "changelog.md",
     "benchmarks": "benchmarks.md",
@@ -54,6 +55,7 @@ def build(files: Files, state: BuildState) -> list[NavItem]:
         {title: DOCS_PAGES[key]}
         for key, title in (
             ("harness", "Write a harness"),
+            ("replay", "Replay an agent log"),
             ("mutation", "Mutation score of the vectors"),
             ("benchmarks", "Benchmarks"),
         )

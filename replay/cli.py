@@ -1,0 +1,140 @@
+"""``doomloop-kit replay LOG``: what the monitor would have done on a recorded agent log.
+
+Prints the timeline (:mod:`.timeline`); ``--json FILE`` writes the
+JSON-lines report (:mod:`.report`), ``--html FILE`` the page with the plot
+(:mod:`.page`), ``--sweep GRID`` replays under a grid of ladders
+(:mod:`.sweep`), ``--port COMMAND`` replays through a port's harness as well
+(:mod:`.port`). Exit status: 0 done, 1 the port differs, 2 unusable input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Protocol, TextIO
+
+from doomloop_kit.conformance.protocol import DEFAULT_TIMEOUT
+
+from . import examples
+from . import options as replay_options
+from .driver import Entry, replay
+from .jsonstream import LogError
+from .options import OptionError, ReplayOptions, options_from_args
+from .readers import FORMATS, LogReader
+from .report import JsonReport
+from .session import RecordingSession, Session
+from .timeline import Timeline
+
+EXIT_OK, EXIT_DIFFERS, EXIT_UNUSABLE = 0, 1, 2
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "log",
+        type=Path,
+        metavar="LOG",
+        help="the agent log to replay, or example:NAME for a shipped example "
+        f"({', '.join(example.name for example in examples.EXAMPLES)})",
+    )
+    parser.add_argument(
+        "--format",
+        choices=FORMATS,
+        help="the log's format (default: detected from its first records)",
+    )
+    replay_options.add_arguments(parser)
+    parser.add_argument("--json", type=Path, metavar="FILE", help="write the JSON-lines report")
+    parser.add_argument("--html", type=Path, metavar="FILE", help="write the page with the plot")
+    parser.add_argument(
+        "--sweep",
+        metavar="GRID",
+        help="replay under a grid of ladders, e.g. observe=2..4,block=3..6 (rung=a..b|a|false)",
+    )
+    parser.add_argument(
+        "--port",
+        metavar="COMMAND",
+        help="also replay through this harness (protocol v1) and report the first difference",
+    )
+    parser.add_argument(
+        "--out",
+        type=Path,
+        default=Path("fuzz-found"),
+        metavar="DIR",
+        help="with --port: where the differing replay is written as a vector file",
+    )
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        default=DEFAULT_TIMEOUT,
+        metavar="SECONDS",
+        help=f"with --port: longest wait for any one response (default {DEFAULT_TIMEOUT:g})",
+    )
+    parser.add_argument("--quiet", action="store_true", help="no timeline, only the summary")
+
+
+class _Sink(Protocol):
+    def add(self, entry: Entry) -> None: ...
+
+    def close(self, log_format: str | None) -> None: ...
+
+    def abort(self) -> None: ...
+
+
+def replay_log(args: argparse.Namespace, options: ReplayOptions, out: TextIO) -> int:
+    """Replay once: timeline to ``out``, the files asked for, the port comparison."""
+    from .page import HtmlPage
+
+    config = options.config()
+    for warning in options.warnings():
+        print(f"option warning: {warning}", file=sys.stderr)
+    session = RecordingSession(config) if args.port else Session(config)
+    timeline = Timeline(out, quiet=args.quiet)
+    timeline.header(str(args.log), config.ladder)
+    sinks: list[_Sink] = []
+    try:
+        if args.json is not None:
+            sinks.append(JsonReport(args.json, args.log, config))
+        if args.html is not None:
+            sinks.append(HtmlPage(args.html, args.log, config))
+        reader = LogReader(args.log, args.format)
+        for entry in replay(reader, options, session):
+            timeline.add(entry)
+            for sink in sinks:
+                sink.add(entry)
+        for sink in sinks:
+            sink.close(reader.format)
+    except BaseException:
+        for sink in sinks:
+            sink.abort()
+        raise
+    timeline.footer(reader.format)
+    if isinstance(session, RecordingSession):
+        from .port import compare_with_port  # the harness machinery only when asked for
+
+        return compare_with_port(args, options, session, out)
+    return EXIT_OK
+
+
+def run_with(args: argparse.Namespace, out: TextIO) -> int:
+    """The command with its output to ``out`` (errors to stderr)."""
+    from .sweep import run_sweep
+
+    try:
+        args.log = examples.resolve(args.log)
+        options = options_from_args(args)
+        if args.sweep is not None:
+            if args.json or args.html or args.port:
+                raise OptionError("--sweep prints a table only: it takes no --json, --html, --port")
+            return run_sweep(args, options, out)
+        return replay_log(args, options, out)
+    except (LogError, OptionError, KeyError) as error:
+        message = error.args[0] if isinstance(error, KeyError) else error
+        print(f"doomloop-kit replay: {message}", file=sys.stderr)
+        return EXIT_UNUSABLE
+    except OSError as error:  # an output file that cannot be written
+        print(f"doomloop-kit replay: {error.filename}: {error.strerror}", file=sys.stderr)
+        return EXIT_UNUSABLE
+
+
+def run(args: argparse.Namespace) -> int:
+    return run_with(args, sys.stdout)

@@ -1,0 +1,240 @@
+"""Reading a log file as a stream of JSON values, each with the line it starts on.
+
+A log is either JSON lines (one value per line; blank lines skipped) or one
+JSON document: an array of values, or an object whose ``messages``, ``input``
+or ``output`` member is that array (an OpenAI request or response body).
+Both are read incrementally, so memory holds one value at a time, never the
+whole log. Numbers follow JS ``JSON.parse``: ``NaN`` and ``Infinity`` are not
+JSON.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Final
+
+WRAPPER_MEMBERS: Final = ("messages", "input", "output")
+"""Members of a top-level object whose array value is the log."""
+
+_CHUNK: Final = 1 << 16
+_WHITESPACE: Final = " \t\r\n"
+_TAIL: Final = 8  # an error this close to the end of the window may be a cut value
+
+
+class LogError(ValueError):
+    """The log cannot be replayed; the message names the file and line."""
+
+    def __init__(self, path: str, line: int, message: str) -> None:
+        super().__init__(f"{path}:{line}: {message}")
+        self.path, self.line, self.detail = path, line, message
+
+
+@dataclass(frozen=True)
+class Located:
+    """One JSON value of the log and the 1-based line where it starts."""
+
+    line: int
+    value: object
+
+
+def _reject_constant(name: str) -> object:
+    raise ValueError(f"{name} is not JSON")
+
+
+_DECODER: Final = json.JSONDecoder(parse_constant=_reject_constant)
+
+
+def loads(text: str) -> object:
+    """Parse JSON text as JS ``JSON.parse`` would accept it (no NaN/Infinity)."""
+    return _DECODER.decode(text)
+
+
+class _Buffer:
+    """A sliding window over a text stream that counts the lines it consumed."""
+
+    def __init__(self, stream: IO[str], path: str) -> None:
+        self.stream, self.path = stream, path
+        self.text = ""
+        self.pos = 0
+        self.line = 1  # line number at self.pos
+        self.eof = False
+
+    def fill(self) -> bool:
+        """Read one more chunk; False at end of file."""
+        if self.eof:
+            return False
+        chunk = self.stream.read(_CHUNK)
+        if not chunk:
+            self.eof = True
+            return False
+        self.text = self.text[self.pos :] + chunk
+        self.pos = 0
+        return True
+
+    def advance(self, end: int) -> None:
+        self.line += self.text.count("\n", self.pos, end)
+        self.pos = end
+
+    def skip_space(self) -> str:
+        """The next non-blank character ('' at end of file), not consumed."""
+        while True:
+            end = self.pos
+            while end < len(self.text) and self.text[end] in _WHITESPACE:
+                end += 1
+            self.advance(end)
+            if self.pos < len(self.text):
+                return self.text[self.pos]
+            if not self.fill():
+                return ""
+
+    def expect(self, allowed: str, what: str) -> str:
+        char = self.skip_space()
+        if char == "" or char not in allowed:
+            found = "the end of the file" if char == "" else repr(char)
+            raise LogError(self.path, self.line, f"expected {what}, found {found}")
+        self.advance(self.pos + 1)
+        return char
+
+    def value(self) -> object:
+        """Decode the JSON value at the cursor, reading more text as needed."""
+        self.skip_space()
+        while True:
+            try:
+                value, end = _DECODER.raw_decode(self.text, self.pos)
+            except RecursionError:
+                raise LogError(self.path, self.line, "a value nested too deeply to read") from None
+            except json.JSONDecodeError as error:
+                # Near the end of the window the text may just be cut: read on.
+                cut = error.pos >= len(self.text) - _TAIL or error.msg.startswith("Unterminated")
+                if cut and self.fill():
+                    continue
+                line = self.line + self.text.count("\n", self.pos, error.pos)
+                raise LogError(self.path, line, f"not JSON: {error.msg}") from None
+            except ValueError as error:  # NaN / Infinity
+                raise LogError(self.path, self.line, f"not JSON: {error}") from None
+            if end == len(self.text) and not self.eof and self.text[self.pos] not in '[{"':
+                self.fill()  # a number may continue in the next chunk
+                continue
+            self.advance(end)
+            return value
+
+
+def _reason(error: ValueError) -> str:
+    """The parser's complaint without Python's position suffix."""
+    return error.msg if isinstance(error, json.JSONDecodeError) else str(error)
+
+
+def _json_lines(stream: IO[str], path: str, first: str, start: int) -> Iterator[Located]:
+    """JSON lines: ``first`` (line ``start``, already read) and the rest of the stream."""
+    yield _line_value(first, path, start)
+    number = start
+    for raw in stream:
+        number += 1
+        if raw.strip():
+            yield _line_value(raw, path, number)
+
+
+def _line_value(raw: str, path: str, number: int) -> Located:
+    try:
+        return Located(number, loads(raw))
+    except RecursionError:
+        raise LogError(path, number, "a value nested too deeply to read") from None
+    except ValueError as error:
+        raise LogError(path, number, f"not JSON: {_reason(error)}") from None
+
+
+def _array(buffer: _Buffer) -> Iterator[Located]:
+    """The elements of the array whose ``[`` was just consumed."""
+    if buffer.skip_space() == "]":
+        buffer.advance(buffer.pos + 1)
+        return
+    while True:
+        buffer.skip_space()
+        line = buffer.line
+        yield Located(line, buffer.value())
+        if buffer.expect(",]", "',' or ']' after an element") == "]":
+            return
+
+
+def _document(buffer: _Buffer) -> Iterator[Located]:
+    buffer.skip_space()
+    start = buffer.line
+    opening = buffer.expect("[{", "a JSON array or object")
+    if opening == "[":
+        yield from _array(buffer)
+    else:
+        found = False
+        while buffer.skip_space() != "}":
+            line = buffer.line
+            key = buffer.value()
+            if not isinstance(key, str):
+                raise LogError(buffer.path, line, "expected a member name")
+            buffer.expect(":", "':' after a member name")
+            if not found and key in WRAPPER_MEMBERS and buffer.skip_space() == "[":
+                buffer.advance(buffer.pos + 1)
+                found = True
+                yield from _array(buffer)
+            else:
+                buffer.value()  # another member: read and dropped
+            if buffer.expect(",}", "',' or '}' after a member") == "}":
+                break
+        else:
+            buffer.advance(buffer.pos + 1)
+        if not found:
+            members = ", ".join(WRAPPER_MEMBERS)
+            raise LogError(
+                buffer.path, start, f"a JSON object log needs an array member ({members})"
+            )
+    if buffer.skip_space() != "":
+        raise LogError(buffer.path, buffer.line, "text after the end of the JSON document")
+
+
+def read_values(path: Path) -> Iterator[Located]:
+    """Every JSON value of the log at ``path``, in order, with its line."""
+    name = str(path)
+    try:
+        stream = path.open(encoding="utf-8", newline="")
+    except OSError as error:
+        raise LogError(name, 0, f"cannot open the log: {error.strerror}") from None
+    with stream:
+        try:
+            yield from _values(stream, name)
+        except UnicodeDecodeError as error:
+            raise LogError(name, 0, f"the log is not UTF-8 text: {error.reason}") from None
+
+
+def _values(stream: IO[str], path: str) -> Iterator[Located]:
+    number = 0
+    for raw in stream:
+        number += 1
+        stripped = raw.strip()
+        if not stripped:
+            continue
+        if stripped[0] == "[" or (stripped[0] == "{" and _document_start(stripped)):
+            buffer = _Buffer(stream, path)
+            buffer.text, buffer.line = raw, number
+            yield from _document(buffer)
+            return
+        yield from _json_lines(stream, path, raw, number)
+        return
+
+
+def _document_start(line: str) -> bool:
+    """A first line opening a JSON document rather than holding one log record.
+
+    That is an object spread over several lines, or one line wrapping the log
+    in a ``messages``/``input``/``output`` array (and not itself a message or
+    an item, which have ``role``, ``type`` or ``kind``).
+    """
+    try:
+        value = loads(line)
+    except (ValueError, RecursionError):
+        return True
+    return (
+        isinstance(value, dict)
+        and not any(name in value for name in ("role", "type", "kind"))
+        and any(isinstance(value.get(name), list) for name in WRAPPER_MEMBERS)
+    )

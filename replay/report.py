@@ -1,0 +1,111 @@
+"""The JSON-lines report: one object per round, text check, server check, resume, notice.
+
+The first object (``"type": "replay"``) names the log and the resolved
+configuration, the last (``"type": "summary"``) gives the totals of
+:class:`~.summary.Summary`. Objects are written as the replay goes.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from doomloop_kit.reference import ResolvedConfig, Verdict, wire
+
+from .driver import CallResult, Entry, ResumeResult, RoundResult, ServerResult, TextResult
+from .events import Notice
+from .output import AtomicText
+from .summary import Summary, position
+
+
+def _verdict(verdict: Verdict | None) -> dict[str, Any]:
+    return {} if verdict is None else {"verdict": verdict.to_json()}
+
+
+def call_json(call: CallResult) -> dict[str, Any]:
+    data: dict[str, Any] = {"tool": call.tool}
+    if call.call_id is not None:
+        data["callId"] = call.call_id
+    data["identity"] = call.identity
+    if call.fingerprint is not None:
+        data["fingerprint"] = call.fingerprint
+        data["streak"] = call.streak
+        data["duplicateInRound"] = call.duplicate
+    data["action"] = call.action
+    data.update(_verdict(call.verdict))
+    if call.notes:
+        data["notes"] = list(call.notes)
+    return data
+
+
+def entry_json(entry: Entry) -> dict[str, Any]:
+    """The report object of one entry."""
+    if isinstance(entry, RoundResult):
+        return {
+            "type": "round",
+            "round": entry.number,
+            "run": entry.run,
+            "runRound": entry.run_round,
+            "line": entry.line,
+            "action": entry.action,
+            "halted": entry.halted,
+            "calls": [call_json(call) for call in entry.calls],
+        }
+    if isinstance(entry, TextResult):
+        return {
+            "type": "text",
+            "at": position(entry),
+            "line": entry.line,
+            "afterRound": entry.after_round,
+            "streak": entry.streak,
+            "action": entry.action,
+            "halted": entry.halted,
+            **_verdict(entry.verdict),
+        }
+    if isinstance(entry, ServerResult):
+        return {
+            "type": "server",
+            "at": position(entry),
+            "line": entry.line,
+            "afterRound": entry.after_round,
+            "action": entry.action,
+            "halted": entry.halted,
+            "calls": [call_json(call) for call in entry.calls],
+        }
+    if isinstance(entry, ResumeResult):
+        return {
+            "type": "resume",
+            "line": entry.line,
+            "run": entry.run,
+            "givenState": entry.given_state,
+            "implicit": entry.implicit,
+        }
+    assert isinstance(entry, Notice)
+    return {"type": "notice", "line": entry.line, "message": entry.message}
+
+
+def dumps(data: object) -> str:
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+
+
+class JsonReport:
+    """Writes the report to ``path`` as the entries come (published at :meth:`close`)."""
+
+    def __init__(self, path: Path, log: Path, config: ResolvedConfig) -> None:
+        self.file = AtomicText(path)
+        self.summary = Summary()
+        header = {"type": "replay", "log": str(log), "config": wire.encode(config.to_json())}
+        self.file.write(dumps(header) + "\n")
+
+    def add(self, entry: Entry) -> None:
+        self.summary.add(entry)
+        self.file.write(dumps(entry_json(entry)) + "\n")
+
+    def close(self, log_format: str | None) -> None:
+        summary = {"type": "summary", "format": log_format, **self.summary.to_json()}
+        self.file.write(dumps(summary) + "\n")
+        self.file.commit()
+
+    def abort(self) -> None:
+        self.file.abort()

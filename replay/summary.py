@@ -1,0 +1,65 @@
+"""What a whole replay comes to: when each rung first fired, how many calls were blocked.
+
+The numbers a user needs to choose a ladder (the sweep prints one row of them
+per ladder). Positions are round numbers; a text check of a response without
+calls is ``<n>t`` and a server check ``<n>s``, ``n`` being the last round
+before it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from doomloop_kit.reference import RUNGS
+
+from .driver import Entry, RoundResult, ServerResult, TextResult
+
+
+def position(entry: RoundResult | TextResult | ServerResult) -> str:
+    """Where an entry sits in the replay, as the timeline and the sweep print it."""
+    if isinstance(entry, RoundResult):
+        return str(entry.number)
+    if isinstance(entry, TextResult):
+        return str(entry.after_round + 1) if entry.in_round else f"{entry.after_round}t"
+    return f"{entry.after_round}s"
+
+
+@dataclass
+class Summary:
+    """Totals over the entries seen so far (constant memory)."""
+
+    rounds: int = 0
+    calls: int = 0
+    blocked: int = 0
+    text_checks: int = 0
+    first: dict[str, str] = field(default_factory=dict)
+    """rung -> position of its first verdict (tool, server or text)."""
+
+    def add(self, entry: Entry) -> None:
+        if isinstance(entry, RoundResult):
+            self.rounds += 1
+            self.calls += len(entry.calls)
+            self.blocked += sum(call.blocked for call in entry.calls)
+            actions = [call.verdict.action for call in entry.calls if call.verdict is not None]
+        elif isinstance(entry, ServerResult):
+            actions = [call.verdict.action for call in entry.calls if call.verdict is not None]
+        elif isinstance(entry, TextResult):
+            self.text_checks += 1
+            actions = [] if entry.verdict is None else [entry.verdict.action]
+        else:
+            return
+        for action in actions:
+            self.first.setdefault(action, position(entry))
+
+    def firsts(self) -> list[tuple[str, str | None]]:
+        """Every rung in ladder order with the position where it first fired (or None)."""
+        return [(rung, self.first.get(rung)) for rung in RUNGS]
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "rounds": self.rounds,
+            "calls": self.calls,
+            "blocked": self.blocked,
+            "textChecks": self.text_checks,
+            "firstFired": {rung: where for rung, where in self.firsts() if where is not None},
+        }

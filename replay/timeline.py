@@ -1,0 +1,138 @@
+"""The terminal timeline: one line per round, text check and server check.
+
+A round line: ``R<n>``, the log line, each call as ``tool:streak`` (``!``
+not executed: block or stop; ``=`` in-round duplicate sharing the first
+call's decision; ``~`` malformed arguments; ``tool:-`` exempt; ``tool:?``
+skipped), the action the engine takes, and the strongest verdict's message
+shortened. Consecutive equal calls are written once with ``xk``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TextIO
+
+from doomloop_kit.reference import Ladder
+
+from .driver import CallResult, Entry, ResumeResult, RoundResult, ServerResult, TextResult
+from .events import Notice
+from .summary import Summary, position
+
+MESSAGE_CHARS = 90
+CALLS_WIDTH = 34
+
+
+def shorten(text: str, limit: int = MESSAGE_CHARS) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def call_token(call: CallResult) -> str:
+    if call.action in ("exempt", "skipped"):
+        return f"{call.tool}:{'-' if call.action == 'exempt' else '?'}"
+    streak = call.streak if call.streak is not None else 0
+    marks = ("!" if call.blocked else "") + ("=" if call.duplicate else "")
+    marks += "~" if call.identity == "malformed" else ""
+    return f"{call.tool}:{streak:g}{marks}"
+
+
+def calls_text(calls: Iterable[CallResult]) -> str:
+    groups: list[list[object]] = []
+    for token in map(call_token, calls):
+        if groups and groups[-1][0] == token:
+            groups[-1][1] = int(str(groups[-1][1])) + 1
+        else:
+            groups.append([token, 1])
+    return " ".join(f"{t}x{n}" if n != 1 else str(t) for t, n in groups)
+
+
+def ladder_text(ladder: Ladder) -> str:
+    rungs = ladder.to_json()
+    return " · ".join(f"{rung} {value}" for rung, value in rungs.items() if value is not False)
+
+
+class Timeline:
+    """Writes entries as they come; keeps only the running summary."""
+
+    def __init__(self, out: TextIO, *, quiet: bool = False) -> None:
+        self.out = out
+        self.quiet = quiet
+        self.summary = Summary()
+        self.stopped = False
+
+    def header(self, log: str, ladder: Ladder) -> None:
+        print(f"replay of {log}; ladder: {ladder_text(ladder)}", file=self.out)
+        if self.quiet:
+            return
+        print(
+            f"{'round':<8}{'line':<7}{'calls (tool:streak)':<{CALLS_WIDTH}} {'action':<9}verdict",
+            file=self.out,
+        )
+
+    def _row(self, where: str, line: int, calls: str, action: str | None, message: str) -> None:
+        row = f"{where:<8}{'L' + str(line):<7}{calls:<{CALLS_WIDTH}} {action or '-':<9}"
+        print((row + shorten(message)).rstrip(), file=self.out)
+
+    def add(self, entry: Entry) -> None:
+        self.summary.add(entry)
+        if self.quiet:
+            return
+        if isinstance(entry, Notice):
+            print(f"warning: line {entry.line}: {entry.message}", file=self.out)
+        elif isinstance(entry, ResumeResult):
+            self.stopped = False
+            print(
+                f"-- line {entry.line}: {'new turn, ' if entry.implicit else ''}run {entry.run} "
+                f"starts from {'the state given there' if entry.given_state else 'the saved state'}"
+                " --",
+                file=self.out,
+            )
+        elif isinstance(entry, RoundResult):
+            verdict = entry.verdict
+            self._row(
+                f"R{entry.number}",
+                entry.line,
+                calls_text(entry.calls),
+                entry.action,
+                verdict.message if verdict else "",
+            )
+            self._halt(entry.action)
+        elif isinstance(entry, TextResult):
+            verdict = entry.verdict
+            streaks = f"text streak {entry.streak:g}"
+            if verdict is not None and verdict.detector == "text-repetition":
+                streaks += f", repeats {verdict.streak:g}"
+            self._row(
+                "text" if entry.in_round else f"R{position(entry)}",
+                entry.line,
+                streaks,
+                entry.action,
+                verdict.message if verdict else "",
+            )
+            self._halt(entry.action)
+        elif isinstance(entry, ServerResult):
+            verdicts = [c.verdict for c in entry.calls if c.verdict is not None]
+            self._row(
+                "server",
+                entry.line,
+                calls_text(entry.calls),
+                entry.action,
+                verdicts[-1].message if verdicts else "",
+            )
+            self._halt(entry.action)
+
+    def _halt(self, action: str | None) -> None:
+        if action == "stop" and not self.stopped:
+            self.stopped = True
+            print(
+                "-- stop: the engine would end the run here; later lines are what-if --",
+                file=self.out,
+            )
+
+    def footer(self, log_format: str | None) -> None:
+        s = self.summary
+        fired = ", ".join(f"{rung} at {where}" for rung, where in s.firsts() if where) or "none"
+        print(
+            f"{log_format or 'empty'} log: {s.rounds} rounds, {s.calls} calls, "
+            f"{s.blocked} not executed (block/stop); first fired: {fired}",
+            file=self.out,
+        )
