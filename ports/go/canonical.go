@@ -12,18 +12,31 @@ import (
 const MaxCanonicalizeDepth = 64
 
 // ErrCanonicalization is wrapped by every error of Canonicalize and the
-// fingerprint functions. Which of the kinds below is reported is
-// informative only.
+// fingerprint functions.
 var ErrCanonicalization = errors.New("cannot canonicalize key material")
 
-// CanonicalizationError says why a value has no canonical form.
+// CanonicalizationError says why a value has no canonical form. Its Error
+// text is the SDK's message, byte for byte (spec §9.3).
 type CanonicalizationError struct {
 	Kind   string // "depth", "circular", "non-finite", "bigint" or "unsupported"
-	Detail string
+	Detail string // for "unsupported" (a Go value of no JSON type)
+}
+
+// canonicalizationMessages are the SDK's messages by kind.
+var canonicalizationMessages = map[string]string{
+	"depth": "Cannot canonicalize key material nested deeper than 64 levels for doom-loop fingerprinting",
+	"non-finite": "Cannot canonicalize non-finite number (NaN/Infinity) for doom-loop fingerprinting: " +
+		"RFC 8785 has no representation",
+	"bigint": "Cannot canonicalize bigint for doom-loop fingerprinting: RFC 8785 has no representation " +
+		"(convert to string or number in loopKey)",
+	"circular": "Cannot canonicalize circular key material for doom-loop fingerprinting",
 }
 
 func (e *CanonicalizationError) Error() string {
-	return fmt.Sprintf("%v (%s): %s", ErrCanonicalization, e.Kind, e.Detail)
+	if msg, ok := canonicalizationMessages[e.Kind]; ok {
+		return msg
+	}
+	return fmt.Sprintf("Cannot canonicalize %s for doom-loop fingerprinting", e.Detail)
 }
 
 // Unwrap lets errors.Is(err, ErrCanonicalization) succeed.
@@ -63,7 +76,7 @@ func canonErr(kind, format string, args ...any) error {
 
 func (c *canonicalizer) visit(v any, depth int) error {
 	if depth > MaxCanonicalizeDepth {
-		return canonErr("depth", "nesting deeper than %d", MaxCanonicalizeDepth)
+		return canonErr("depth", "")
 	}
 	switch x := v.(type) {
 	case nil, Undefined:
@@ -80,7 +93,7 @@ func (c *canonicalizer) visit(v any, depth int) error {
 		c.out = appendQuoted(c.out, x)
 		return nil
 	case BigInt:
-		return canonErr("bigint", "%sn", x.Digits)
+		return canonErr("bigint", "")
 	case []any:
 		return c.container(x, depth)
 	case map[string]any:
@@ -88,7 +101,7 @@ func (c *canonicalizer) visit(v any, depth int) error {
 	}
 	if f, ok := toNumber(v); ok {
 		if math.IsNaN(f) || math.IsInf(f, 0) {
-			return canonErr("non-finite", "%v", f)
+			return canonErr("non-finite", "")
 		}
 		c.out = append(c.out, numberToString(f)...)
 		return nil
@@ -105,7 +118,7 @@ func (c *canonicalizer) container(v any, depth int) error {
 	if tracked {
 		for _, a := range c.ancestors {
 			if a == id {
-				return canonErr("circular", "a value contains itself")
+				return canonErr("circular", "")
 			}
 		}
 		c.ancestors = append(c.ancestors, id)

@@ -203,11 +203,11 @@ func TestDepthAndErrors(t *testing.T) {
 
 func TestTextDetection(t *testing.T) {
 	stuck := strings.Repeat("I am stuck. ", 4)
-	r := DetectTextRepetition(stuck, TextOptions{})
+	r, _ := DetectTextRepetition(stuck, TextOptions{})
 	if r == nil || r.Repeats != 4 || r.PeriodTokens != 3 || r.CoveredTokens != 12 || r.Sample != "I am stuck." {
 		t.Fatalf("got %+v", r)
 	}
-	if r := DetectTextRepetition("no no no no no no", TextOptions{MinRepeats: 2.0, MinCoveredTokens: 6.0}); r == nil || r.Repeats != 6 || r.PeriodTokens != 1 {
+	if r, _ := DetectTextRepetition("no no no no no no", TextOptions{MinRepeats: 2.0, MinCoveredTokens: 6.0}); r == nil || r.Repeats != 6 || r.PeriodTokens != 1 {
 		t.Fatalf("tie keeps the smaller period: %+v", r)
 	}
 	// U+0085 and U+001C are token characters; U+FEFF is whitespace.
@@ -220,7 +220,7 @@ func TestTextDetection(t *testing.T) {
 	// The budget cut splits a surrogate pair: the kept low half stays alone
 	// as part of the first token. 64 units kept of "ab" + 😀×40 + " 😀 😀 ".
 	text := "ab" + strings.Repeat("😀", 40) + " 😀 😀 "
-	if r := DetectTextRepetition(text, TextOptions{MaxWindowTokens: 1.0, MinCoveredTokens: 1.0, MinRepeats: 1.0}); r != nil {
+	if r, _ := DetectTextRepetition(text, TextOptions{MaxWindowTokens: 1.0, MinCoveredTokens: 1.0, MinRepeats: 1.0}); r != nil {
 		t.Fatalf("one kept token cannot repeat: %+v", r)
 	}
 	low := fromUnits([]uint16{0xDE00})

@@ -80,3 +80,14 @@ func isASCII(s string) bool {
 	}
 	return true
 }
+
+// declareLogMessage is the text DeclareRound logs, with the error, for a
+// call it leaves out (spec §9.4).
+func declareLogMessage(tool string, round float64) string {
+	return `[DoomLoop] could not fingerprint a "` + tool + `" call while declaring round ` +
+		numberToString(round) + "; excluding it from the round set:"
+}
+
+// restoreLogMessage is the text Restore logs for a blob that is not a plain
+// object (spec §9.4).
+const restoreLogMessage = "[DoomLoop] Ignoring invalid persisted doom-loop state"

@@ -90,8 +90,9 @@ func streakRecord(v any) (map[string]any, string, float64, bool) {
 
 // Restore replaces the monitor's state from a persisted blob. It never
 // panics and never fails: a blob that is not an object leaves the state
-// exactly as it was (and Restore returns false); otherwise invalid parts
-// are skipped. The round declaration is run-local and is kept.
+// exactly as it was (Restore logs it, see WithWarn, and returns false);
+// otherwise invalid parts are skipped. The round declaration is run-local
+// and is kept.
 func (m *Monitor) Restore(blob any) (restored bool) {
 	defer func() {
 		if recover() != nil { // fail-open, whatever a hand-made blob holds
@@ -100,6 +101,7 @@ func (m *Monitor) Restore(blob any) (restored bool) {
 	}()
 	obj, ok := asObject(blob)
 	if !ok {
+		m.log(restoreLogMessage, nil)
 		return false
 	}
 	tools := map[string]*toolEntry{}

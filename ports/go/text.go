@@ -2,6 +2,7 @@ package doomloop
 
 import (
 	"math"
+	"math/big"
 	"strings"
 )
 
@@ -31,22 +32,76 @@ func (t *TextRepetition) JSON() any {
 	}
 }
 
-// optionInt reads a numeric text option; absent, null or non-numeric
-// values take the default. (Only integers >= 1 are specified.)
-func optionInt(v any, def int) int {
+// jsNumber is a numeric text option as the SDK uses it: a double, or a
+// bigint (which compares as its value but throws in arithmetic, Math.min
+// and Math.max).
+type jsNumber struct {
+	f   float64
+	big bool
+}
+
+// textNumber reads a numeric text option value: a number or a BigInt.
+func textNumber(v any) (jsNumber, bool) {
+	if b, ok := v.(BigInt); ok {
+		n, ok := new(big.Int).SetString(b.Digits, 10)
+		if !ok {
+			return jsNumber{}, false
+		}
+		f, _ := new(big.Float).SetInt(n).Float64()
+		return jsNumber{f: f, big: true}, true
+	}
 	f, ok := toNumber(v)
-	if !ok || math.IsNaN(f) {
-		return def
+	return jsNumber{f: f}, ok
+}
+
+// numbers reads the four numeric options (maxPeriodTokens, minRepeats,
+// minCoveredTokens, maxWindowTokens), an absent one (nil or Undefined) at
+// its default; a value that is neither a number nor a BigInt is outside
+// the domain.
+func (t TextOptions) numbers() (out [4]jsNumber, err error) {
+	given, defaults := t.fields(), DefaultTextOptions.fields()
+	for i := range out {
+		v := *given[i+1]
+		if !present(v) {
+			v = *defaults[i+1]
+		}
+		n, ok := textNumber(v)
+		if !ok {
+			return out, &domainError{"text." + textOptionNames[i+1] + " must be a number"}
+		}
+		out[i] = n
 	}
-	const limit = 1 << 40
-	f = math.Floor(f)
-	if f > limit {
-		return limit
+	return out, nil
+}
+
+// arithmetic returns n as an operand of arithmetic or Math.min/Math.max,
+// where the SDK throws a TypeError for a bigint.
+func (n jsNumber) arithmetic() (float64, error) {
+	if n.big {
+		return 0, &typeError{"Cannot convert a BigInt value to a number"}
 	}
-	if f < -limit {
-		return -limit
+	return n.f, nil
+}
+
+// sliceStart is where JS s.slice(k) starts for a sequence of length n:
+// k truncated toward zero (NaN counts as 0), a negative k counting from
+// the end, clamped to [0, n].
+func sliceStart(k float64, n int) int {
+	if math.IsNaN(k) {
+		return 0
 	}
-	return int(f)
+	k = math.Trunc(k)
+	if k < 0 {
+		k += float64(n)
+		if k < 0 {
+			return 0
+		}
+		return int(k)
+	}
+	if k > float64(n) {
+		return n
+	}
+	return int(k)
 }
 
 // NormalizeText turns every run of ECMAScript whitespace into one space and
@@ -96,40 +151,60 @@ func tokens(text string) []string {
 // DetectTextRepetition finds the block of tokens repeated back to back at
 // the end of text that covers the most tokens (ties keep the shorter
 // block), or returns nil. Only the numeric fields of opts are used; absent
-// ones take their defaults.
-func DetectTextRepetition(text string, opts TextOptions) *TextRepetition {
-	maxPeriod := optionInt(opts.MaxPeriodTokens, 16)
-	minRepeats := optionInt(opts.MinRepeats, 4)
-	minCovered := optionInt(opts.MinCoveredTokens, 12)
-	maxWindow := optionInt(opts.MaxWindowTokens, 400)
+// ones take their defaults. The options are used as the SDK uses them, with
+// no sanitising (spec §10.3): the window cuts follow JS slice (a count
+// truncated toward zero, negative counting from the end, NaN as 0), and
+// the thresholds compare as doubles (NaN fails every comparison).
+//
+// It fails with an error wrapping ErrTypeError where the SDK throws: a
+// bigint maxWindowTokens, minCoveredTokens or (when the text has enough
+// tokens to reach it) maxPeriodTokens. An option value that is neither a
+// number nor a BigInt gives an error wrapping ErrOutsideDomain.
+func DetectTextRepetition(text string, opts TextOptions) (*TextRepetition, error) {
+	numbers, err := opts.numbers()
+	if err != nil {
+		return nil, err
+	}
+	maxPeriodOpt, minRepeats, minCoveredOpt, windowOpt := numbers[0], numbers[1], numbers[2], numbers[3]
 
-	budget := maxWindow * CodeUnitsPerWindowToken
-	if len(text) > budget || unitLength(text) > budget {
-		// len in bytes is never less than the length in code units.
-		if budget <= 0 {
-			text = ""
-		} else if units := toUnits(text); len(units) > budget {
-			text = fromUnits(units[len(units)-budget:])
+	window, err := windowOpt.arithmetic()
+	if err != nil {
+		return nil, err
+	}
+	budget := window * CodeUnitsPerWindowToken
+	if float64(len(text)) > budget { // bytes >= code units: a cheap first test
+		if length := unitLength(text); float64(length) > budget {
+			units := toUnits(text)
+			text = fromUnits(units[sliceStart(-budget, length):])
 		}
 	}
 	words := tokens(text)
-	if maxWindow > 0 && len(words) > maxWindow {
-		words = words[len(words)-maxWindow:]
-	}
+	words = words[sliceStart(-window, len(words)):]
 	count := len(words)
-	if count < max(minCovered, 2) {
-		return nil
+
+	minCovered, err := minCoveredOpt.arithmetic()
+	if err != nil {
+		return nil, err
 	}
+	if float64(count) < math.Max(minCovered, 2) {
+		return nil, nil
+	}
+	maxPeriodTokens, err := maxPeriodOpt.arithmetic()
+	if err != nil {
+		return nil, err
+	}
+	maxPeriod := math.Min(maxPeriodTokens, float64(count/2))
 	var best *TextRepetition
-	for period := 1; period <= min(maxPeriod, count/2); period++ {
+	for period := 1; float64(period) <= maxPeriod; period++ {
 		repeats := repeatsAtTail(words, period)
 		covered := repeats * period
-		if repeats >= minRepeats && covered >= minCovered && (best == nil || covered > best.CoveredTokens) {
+		if float64(repeats) >= minRepeats.f && float64(covered) >= minCovered &&
+			(best == nil || covered > best.CoveredTokens) {
 			best = &TextRepetition{Repeats: repeats, PeriodTokens: period, CoveredTokens: covered,
 				Sample: strings.Join(words[count-period:], " ")}
 		}
 	}
-	return best
+	return best, nil
 }
 
 func repeatsAtTail(words []string, period int) int {

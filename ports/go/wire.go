@@ -116,10 +116,10 @@ func (d *tagDecoder) tag(x map[string]any, depth int) (any, error) {
 		}
 	case "bigint":
 		if s, ok := value.(string); ok {
-			n, ok := new(big.Int).SetString(strings.TrimSpace(s), 10)
-			if !ok {
-				return nil, fmt.Errorf("bad bigint %q", s)
+			if !isBigIntDigits(s) {
+				return nil, fmt.Errorf("bad bigint %q (digits must match -?[0-9]+)", s)
 			}
+			n, _ := new(big.Int).SetString(s, 10)
 			return BigInt{Digits: n.String()}, nil
 		}
 	case "symbol":
@@ -164,6 +164,20 @@ func (d *tagDecoder) tag(x map[string]any, depth int) (any, error) {
 		}
 	}
 	return nil, fmt.Errorf("unknown or malformed tagged value (%s=%v)", tagName, x[tagName])
+}
+
+// isBigIntDigits reports whether s matches -?[0-9]+.
+func isBigIntDigits(s string) bool {
+	s = strings.TrimPrefix(s, "-")
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // EncodeTagged turns a value of this package's model into tagged JSON that

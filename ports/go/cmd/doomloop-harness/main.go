@@ -23,6 +23,13 @@ func run(stdin io.Reader, stdout, stderr io.Writer) int {
 	out := bufio.NewWriterSize(stdout, 1<<16)
 	server := protocol.NewServer()
 	server.Log = stderr
+	// the SDK's console.warn, as text lines on stderr
+	server.Warn = func(message string, err error) {
+		if err != nil {
+			message += " " + err.Error()
+		}
+		fmt.Fprintln(stderr, message)
+	}
 	for {
 		line, readErr := in.ReadBytes('\n')
 		if len(bytes.TrimSpace(line)) > 0 {

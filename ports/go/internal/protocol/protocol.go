@@ -42,6 +42,7 @@ var Features = []string{
 // Error codes of protocol v1.
 const (
 	CodeCanonicalization    = "canonicalization"
+	CodeTypeError           = "type-error"
 	CodeBadRequest          = "bad-request"
 	CodeUnknownOp           = "unknown-op"
 	CodeUnknownSession      = "unknown-session"
@@ -67,6 +68,9 @@ type Server struct {
 	next     int
 	// Log, when set, receives diagnostics (the stack of an internal error).
 	Log io.Writer
+	// Warn, when set, receives the monitor's logs and the configuration
+	// warnings, exactly as the SDK passes them to console.warn.
+	Warn doomloop.WarnFunc
 }
 
 // NewServer returns a server with no sessions.
@@ -95,10 +99,10 @@ func (s *Server) HandleLine(line []byte) []byte {
 		if !ok {
 			return nil, badRequest("a request must be a JSON object")
 		}
-		if raw, ok := req["id"].(float64); ok && raw == math.Trunc(raw) && !math.IsInf(raw, 0) {
-			id = raw
+		if raw, ok := req["id"].(float64); ok && raw == math.Trunc(raw) && math.Abs(raw) <= maxSafeInteger {
+			id = raw + 0 // -0 is the integer 0
 		} else {
-			return nil, badRequest("member 'id' must be an integer")
+			return nil, badRequest("member \"id\" must be an integer")
 		}
 		op, ok := req["op"].(string)
 		if !ok {
@@ -114,11 +118,18 @@ func (s *Server) HandleLine(line []byte) []byte {
 	}
 	out, err := doomloop.AppendJSON(nil, response)
 	if err != nil {
-		out, _ = doomloop.AppendJSON(nil, map[string]any{"id": id,
+		out, err = doomloop.AppendJSON(nil, map[string]any{"id": id,
 			"error": map[string]any{"code": CodeInternal, "message": "unencodable result: " + err.Error()}})
+	}
+	if err != nil || len(out) == 0 { // never an empty line
+		out = []byte(`{"id":null,"error":{"code":"internal","message":"unencodable response"}}`)
 	}
 	return out
 }
+
+// maxSafeInteger is 2^53 - 1: a request id beyond it cannot be told apart
+// from its neighbours once read as a double.
+const maxSafeInteger = 1<<53 - 1
 
 // Dispatch runs one operation on an already parsed request. Results are
 // plain JSON values, except that resolveOption and resolveLoopKey echo
@@ -142,7 +153,7 @@ func (s *Server) Dispatch(op string, req map[string]any) (any, *OpError) {
 			"features": features,
 		}, nil
 	case "create":
-		m, err := CreateMonitor(req)
+		m, err := s.CreateMonitor(req)
 		if err != nil {
 			return nil, err
 		}
@@ -166,7 +177,7 @@ func (s *Server) Dispatch(op string, req map[string]any) (any, *OpError) {
 		return fn(s.sessions[name], req)
 	}
 	if fn, ok := functionOps[op]; ok {
-		return fn(req)
+		return fn(s, req)
 	}
 	return nil, &OpError{Code: CodeUnknownOp, Message: fmt.Sprintf("unknown op %q", op)}
 }
@@ -241,21 +252,46 @@ func boolInput(req map[string]any, name string) (bool, *OpError) {
 	return b, nil
 }
 
-func canonical(err error) *OpError {
-	if errors.Is(err, doomloop.ErrCanonicalization) {
+// failure maps an error of the port to its protocol error: canonicalization
+// (the SDK's message), type-error (the SDK throws a TypeError), bad-request
+// (an input outside the port's domain), internal otherwise.
+func failure(err error) *OpError {
+	switch {
+	case errors.Is(err, doomloop.ErrCanonicalization):
 		return &OpError{Code: CodeCanonicalization, Message: err.Error()}
+	case errors.Is(err, doomloop.ErrTypeError):
+		return &OpError{Code: CodeTypeError, Message: err.Error()}
+	case errors.Is(err, doomloop.ErrOutsideDomain):
+		return &OpError{Code: CodeBadRequest, Message: err.Error()}
 	}
 	return &OpError{Code: CodeInternal, Message: err.Error()}
 }
 
+// resolve resolves an option, sending its warnings to the Warn hook.
+func (s *Server) resolve(option any) (*doomloop.Config, []doomloop.ConfigWarning, *OpError) {
+	config, warnings, err := doomloop.ResolveOption(option)
+	if err != nil {
+		return nil, nil, failure(err)
+	}
+	if s.Warn != nil {
+		for _, w := range warnings {
+			s.Warn(w.Message, nil)
+		}
+	}
+	return config, warnings, nil
+}
+
 // CreateMonitor builds a monitor from a create request: "option" (tagged,
 // required) and, when present, "state" (construct, then restore).
-func CreateMonitor(req map[string]any) (*doomloop.Monitor, *OpError) {
+func (s *Server) CreateMonitor(req map[string]any) (*doomloop.Monitor, *OpError) {
 	option, err := input(req, "option", true)
 	if err != nil {
 		return nil, err
 	}
-	config, _ := doomloop.ResolveOption(option)
+	config, _, err := s.resolve(option)
+	if err != nil {
+		return nil, err
+	}
 	if config == nil {
 		return nil, badRequest("the option turns detection off: there is no monitor")
 	}
@@ -263,10 +299,11 @@ func CreateMonitor(req map[string]any) (*doomloop.Monitor, *OpError) {
 	if err != nil {
 		return nil, err
 	}
+	warn := doomloop.WithWarn(s.Warn)
 	if _, absent := state.(doomloop.Undefined); absent {
-		return doomloop.NewMonitor(config), nil
+		return doomloop.NewMonitor(config, warn), nil
 	}
-	return doomloop.NewMonitorWithState(config, state), nil
+	return doomloop.NewMonitorWithState(config, state, warn), nil
 }
 
 type monitorOp func(*doomloop.Monitor, map[string]any) (any, *OpError)
@@ -337,14 +374,15 @@ func recordToolCall(m *doomloop.Monitor, req map[string]any) (any, *OpError) {
 	}
 	var opts doomloop.RecordOptions
 	if given, ok := v.(map[string]any); ok {
-		if raw, has := given["allowBlock"]; has {
+		// a member holding undefined is absent (spec §10.6)
+		if raw, has := given["allowBlock"]; has && !isUndefined(raw) {
 			allow, ok := raw.(bool)
 			if !ok {
 				return nil, badRequest("options.allowBlock must be a boolean")
 			}
 			opts.NoBlock = !allow
 		}
-		if raw, has := given["detector"]; has {
+		if raw, has := given["detector"]; has && !isUndefined(raw) {
 			switch raw {
 			case string(doomloop.DetectorToolFingerprint), string(doomloop.DetectorServerToolFingerprint):
 				opts.Detector = doomloop.Detector(raw.(string))
@@ -367,7 +405,7 @@ func recordToolCall(m *doomloop.Monitor, req map[string]any) (any, *OpError) {
 	}
 	record, cerr := m.RecordToolCall(name, key, round, opts)
 	if cerr != nil {
-		return nil, canonical(cerr)
+		return nil, failure(cerr)
 	}
 	return record.JSON(), nil
 }
@@ -377,18 +415,25 @@ func recordAssistantText(m *doomloop.Monitor, req map[string]any) (any, *OpError
 	if err != nil {
 		return nil, err
 	}
-	return m.RecordAssistantText(text).JSON(), nil
+	verdict, verr := m.RecordAssistantText(text)
+	if verr != nil {
+		return nil, failure(verr)
+	}
+	return verdict.JSON(), nil
 }
 
-type functionOp func(map[string]any) (any, *OpError)
+type functionOp func(*Server, map[string]any) (any, *OpError)
 
 var functionOps = map[string]functionOp{
-	"resolveOption": func(req map[string]any) (any, *OpError) {
+	"resolveOption": func(s *Server, req map[string]any) (any, *OpError) {
 		option, err := input(req, "option", false)
 		if err != nil {
 			return nil, err
 		}
-		config, warnings := doomloop.ResolveOption(option)
+		config, warnings, rerr := s.resolve(option)
+		if rerr != nil {
+			return nil, rerr
+		}
 		list := make([]any, len(warnings))
 		for i, w := range warnings {
 			list[i] = w.JSON()
@@ -396,7 +441,7 @@ var functionOps = map[string]functionOp{
 		// JS-only values given in the option are echoed in tagged form.
 		return map[string]any{"config": doomloop.EncodeTagged(config.JSON()), "warnings": list}, nil
 	},
-	"resolveLoopKey": func(req map[string]any) (any, *OpError) {
+	"resolveLoopKey": func(s *Server, req map[string]any) (any, *OpError) {
 		v, err := input(req, "args", true)
 		if err != nil {
 			return nil, err
@@ -411,29 +456,29 @@ var functionOps = map[string]functionOp{
 		}
 		return doomloop.EncodeTagged(doomloop.ResolveLoopKey(loopKey, args).JSON()), nil
 	},
-	"canonicalize": func(req map[string]any) (any, *OpError) {
+	"canonicalize": func(s *Server, req map[string]any) (any, *OpError) {
 		v, err := input(req, "value", true)
 		if err != nil {
 			return nil, err
 		}
 		text, cerr := doomloop.Canonicalize(v)
 		if cerr != nil {
-			return nil, canonical(cerr)
+			return nil, failure(cerr)
 		}
 		return text, nil
 	},
-	"fingerprintKeyMaterial": func(req map[string]any) (any, *OpError) {
+	"fingerprintKeyMaterial": func(s *Server, req map[string]any) (any, *OpError) {
 		v, err := input(req, "keyMaterial", true)
 		if err != nil {
 			return nil, err
 		}
 		fp, cerr := doomloop.FingerprintKeyMaterial(v)
 		if cerr != nil {
-			return nil, canonical(cerr)
+			return nil, failure(cerr)
 		}
 		return fp, nil
 	},
-	"fingerprintToolCall": func(req map[string]any) (any, *OpError) {
+	"fingerprintToolCall": func(s *Server, req map[string]any) (any, *OpError) {
 		name, err := stringInput(req, "toolName")
 		if err != nil {
 			return nil, err
@@ -444,11 +489,11 @@ var functionOps = map[string]functionOp{
 		}
 		fp, cerr := doomloop.FingerprintToolCall(name, v)
 		if cerr != nil {
-			return nil, canonical(cerr)
+			return nil, failure(cerr)
 		}
 		return fp, nil
 	},
-	"detectTextRepetition": func(req map[string]any) (any, *OpError) {
+	"detectTextRepetition": func(s *Server, req map[string]any) (any, *OpError) {
 		text, err := stringInput(req, "text")
 		if err != nil {
 			return nil, err
@@ -466,12 +511,16 @@ var functionOps = map[string]functionOp{
 				MaxWindowTokens:  given["maxWindowTokens"],
 			}
 		}
-		return doomloop.DetectTextRepetition(text, opts).JSON(), nil
+		found, derr := doomloop.DetectTextRepetition(text, opts)
+		if derr != nil {
+			return nil, failure(derr)
+		}
+		return found.JSON(), nil
 	},
 	"resolveLadderAction": resolveLadderAction,
 }
 
-func resolveLadderAction(req map[string]any) (any, *OpError) {
+func resolveLadderAction(_ *Server, req map[string]any) (any, *OpError) {
 	v, err := input(req, "ladder", true)
 	if err != nil {
 		return nil, err
@@ -490,6 +539,10 @@ func resolveLadderAction(req map[string]any) (any, *OpError) {
 			}
 			*thresholds[i] = doomloop.Disabled
 		case float64:
+			// a fractional or non-finite rung is outside the domain (D10)
+			if t != math.Trunc(t) || math.IsInf(t, 0) {
+				return nil, badRequest("ladder.%s must be an integer or false", rung)
+			}
 			*thresholds[i] = doomloop.At(t)
 		default:
 			return nil, badRequest("ladder.%s must be an integer or false", rung)
@@ -503,13 +556,17 @@ func resolveLadderAction(req map[string]any) (any, *OpError) {
 	if err != nil {
 		return nil, err
 	}
-	allowEscalate := true
-	if _, given := req["allowEscalate"]; given {
-		raw, err := input(req, "allowEscalate", false)
-		if err != nil {
-			return nil, err
+	allowEscalate := true // absent or undefined: the default (spec §10.6)
+	raw, err := input(req, "allowEscalate", false)
+	if err != nil {
+		return nil, err
+	}
+	if !isUndefined(raw) {
+		b, ok := raw.(bool)
+		if !ok { // JS truthiness is feature js-coercion, not declared
+			return nil, badRequest("member \"allowEscalate\" must be a boolean")
 		}
-		allowEscalate = referenceTruthy(raw)
+		allowEscalate = b
 	}
 	action := doomloop.ResolveLadderAction(ladder, streak, allowBlock, allowEscalate)
 	if action == "" {
@@ -518,23 +575,7 @@ func resolveLadderAction(req map[string]any) (any, *OpError) {
 	return string(action), nil
 }
 
-// referenceTruthy reads a non-boolean allowEscalate the way the Python
-// reference does (its truth value): null, undefined, 0, "", [] and {} are
-// false. The specification only defines booleans here.
-func referenceTruthy(v any) bool {
-	switch x := v.(type) {
-	case nil, doomloop.Undefined:
-		return false
-	case bool:
-		return x
-	case float64:
-		return x != 0
-	case string:
-		return x != ""
-	case []any:
-		return len(x) > 0
-	case map[string]any:
-		return len(x) > 0
-	}
-	return true
+func isUndefined(v any) bool {
+	_, ok := v.(doomloop.Undefined)
+	return ok
 }

@@ -17,7 +17,8 @@ func FuzzHandleLine(f *testing.F) {
 		`{"id":4,"op":"recordToolCall","session":"s1","toolName":"read","keyMaterial":{"path":"a"},"round":0}`,
 		`{"id":5,"op":"detectTextRepetition","text":"a a a a a a a a a a a a","options":{"minRepeats":2}}`,
 		`{"id":6,"op":"resolveOption","option":{"text":{"minRepeats":null}}}`,
-		`[`, `{"id":1e400}`, `{"id":7,"op":"restore","session":"s1","state":{"$js":"object","value":{"$js":1}}}`,
+		`[`, `{"id":1e400}`, `{"id":-0,"op":"canonicalize","value":1}`, `{"id":9007199254740993,"op":"hello"}`,
+		`{"id":8,"op":"resolveOption","option":null}`, `{"id":7,"op":"restore","session":"s1","state":{"$js":"object","value":{"$js":1}}}`,
 	} {
 		f.Add([]byte(seed))
 	}
