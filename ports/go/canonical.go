@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+
+	"doomloop.invalid/harness/jsvalue"
 )
 
 // MaxCanonicalizeDepth is the deepest nesting canonicalization accepts; the
@@ -67,7 +69,7 @@ func appendCanonical(dst []byte, v any) ([]byte, error) {
 
 type canonicalizer struct {
 	out       []byte
-	ancestors []containerID
+	ancestors []jsvalue.ContainerID
 }
 
 func canonErr(kind, format string, args ...any) error {
@@ -90,7 +92,7 @@ func (c *canonicalizer) visit(v any, depth int) error {
 		}
 		return nil
 	case string:
-		c.out = appendQuoted(c.out, x)
+		c.out = jsvalue.AppendQuoted(c.out, x)
 		return nil
 	case BigInt:
 		return canonErr("bigint", "")
@@ -99,14 +101,14 @@ func (c *canonicalizer) visit(v any, depth int) error {
 	case map[string]any:
 		return c.container(x, depth)
 	}
-	if f, ok := toNumber(v); ok {
+	if f, ok := jsvalue.Number(v); ok {
 		if math.IsNaN(f) || math.IsInf(f, 0) {
 			return canonErr("non-finite", "")
 		}
-		c.out = append(c.out, numberToString(f)...)
+		c.out = append(c.out, jsvalue.FormatNumber(f)...)
 		return nil
 	}
-	if isFunctionValue(v) {
+	if jsvalue.IsFunction(v) {
 		c.out = append(c.out, "null"...)
 		return nil
 	}
@@ -114,7 +116,7 @@ func (c *canonicalizer) visit(v any, depth int) error {
 }
 
 func (c *canonicalizer) container(v any, depth int) error {
-	id, tracked := containerOf(v)
+	id, tracked := jsvalue.Identity(v)
 	if tracked {
 		for _, a := range c.ancestors {
 			if a == id {
@@ -141,17 +143,17 @@ func (c *canonicalizer) container(v any, depth int) error {
 	var small [8]string
 	keys := small[:0]
 	for k, member := range m {
-		if !isUndefined(member) && !isFunctionValue(member) {
+		if !jsvalue.IsUndefined(member) && !jsvalue.IsFunction(member) {
 			keys = append(keys, k)
 		}
 	}
-	sortUnits(keys)
+	jsvalue.SortUnits(keys)
 	c.out = append(c.out, '{')
 	for i, k := range keys {
 		if i > 0 {
 			c.out = append(c.out, ',')
 		}
-		c.out = appendQuoted(c.out, k)
+		c.out = jsvalue.AppendQuoted(c.out, k)
 		c.out = append(c.out, ':')
 		if err := c.visit(m[k], depth+1); err != nil {
 			return err

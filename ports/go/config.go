@@ -2,6 +2,8 @@ package doomloop
 
 import (
 	"math"
+
+	"doomloop.invalid/harness/jsvalue"
 )
 
 // Action is a rung of the ladder; the empty Action means "no action".
@@ -204,8 +206,8 @@ const (
 )
 
 func deadRungMessage(weak Action, weakAt float64, strong Action, strongAt float64) string {
-	return `[DoomLoop] ladder rung "` + string(weak) + `" (` + numberToString(weakAt) +
-		`) can never fire: stronger rung "` + string(strong) + `" (` + numberToString(strongAt) +
+	return `[DoomLoop] ladder rung "` + string(weak) + `" (` + jsvalue.FormatNumber(weakAt) +
+		`) can never fire: stronger rung "` + string(strong) + `" (` + jsvalue.FormatNumber(strongAt) +
 		") already wins at that streak (strongest crossed rung is applied)."
 }
 
@@ -231,7 +233,7 @@ func (w ConfigWarning) JSON() map[string]any {
 // option that is neither a number nor a bigint, and for a text.enabled that
 // is not a boolean (the SDK coerces those; see ErrOutsideDomain).
 func ResolveOption(option any) (*Config, []ConfigWarning, error) {
-	if isUndefined(option) || option == false {
+	if jsvalue.IsUndefined(option) || option == false {
 		return nil, nil, nil
 	}
 	if option == nil {
@@ -337,8 +339,8 @@ func (t TextOptions) check() error {
 func resolveEscalation(given any, l Ladder) (*Escalation, []ConfigWarning) {
 	members, _ := asObject(given)
 	model, advisor := member(members, "model"), member(members, "advisor")
-	hasModel := !isUndefined(model)
-	hasAdvisor := !isUndefined(advisor) && advisor != false
+	hasModel := !jsvalue.IsUndefined(model)
+	hasAdvisor := !jsvalue.IsUndefined(advisor) && advisor != false
 	if !hasModel && !hasAdvisor {
 		if l.Escalate.Enabled {
 			return nil, []ConfigWarning{{Code: WarnEscalationRungUnconfigured, Message: msgEscalationRungUnconfigured}}

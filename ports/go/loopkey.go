@@ -3,6 +3,8 @@ package doomloop
 import (
 	"fmt"
 	"strings"
+
+	"doomloop.invalid/harness/jsvalue"
 )
 
 // LoopKeyFunc is a function-form loop-key declaration. It returns the key
@@ -84,10 +86,10 @@ func typeOf(v any) string {
 		}
 		return "function"
 	}
-	if _, ok := toNumber(v); ok {
+	if _, ok := jsvalue.Number(v); ok {
 		return "number"
 	}
-	if isFunctionValue(v) {
+	if jsvalue.IsFunction(v) {
 		return "function"
 	}
 	return "object"
@@ -161,7 +163,7 @@ func callLoopKey(fn func(map[string]any) (any, error), args map[string]any) (res
 		return fallback(args, warnThrew(err.Error()))
 	case v == nil:
 		return LoopKeyResolution{Kind: LoopKeyExempt}
-	case isUndefined(v):
+	case jsvalue.IsUndefined(v):
 		return fallback(args, warnReturnedUndefined)
 	}
 	return LoopKeyResolution{Kind: LoopKeyKey, KeyMaterial: v}

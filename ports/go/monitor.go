@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/hex"
 	"slices"
+
+	"doomloop.invalid/harness/jsvalue"
 )
 
 // ToolCall is one call of a declared round.
@@ -92,10 +94,13 @@ func NewMonitor(config *Config, opts ...MonitorOption) *Monitor {
 }
 
 // NewMonitorWithState builds a monitor and restores state into it
-// (construct, then Restore). Like Restore it never fails.
+// (construct, then Restore), unless state is Undefined (no initial state,
+// as in the SDK's constructor). Like Restore it never fails.
 func NewMonitorWithState(config *Config, state any, opts ...MonitorOption) *Monitor {
 	m := NewMonitor(config, opts...)
-	m.Restore(state)
+	if !jsvalue.IsUndefined(state) {
+		m.Restore(state)
+	}
 	return m
 }
 
@@ -115,7 +120,7 @@ func (m *Monitor) Config() *Config { return m.config }
 func (m *Monitor) DeclareRound(round float64, calls []ToolCall) {
 	grouped := map[string]map[digest]int32{} // tool -> distinct digests
 	for _, call := range calls {
-		name := normalizeString(call.ToolName)
+		name := jsvalue.Normalize(call.ToolName)
 		sum, err := m.fp.toolCallDigest(name, call.KeyMaterial)
 		if err != nil {
 			m.log(declareLogMessage(call.ToolName, round), err)
@@ -169,7 +174,7 @@ func equalLists(a, b []string) bool {
 // wrapping ErrCanonicalization) when the key material cannot be
 // canonicalized; the caller then falls back to another identity.
 func (m *Monitor) RecordToolCall(toolName string, keyMaterial any, round float64, opts RecordOptions) (CallRecord, error) {
-	toolName = normalizeString(toolName)
+	toolName = jsvalue.Normalize(toolName)
 	sum, err := m.fp.toolCallDigest(toolName, keyMaterial)
 	if err != nil {
 		return CallRecord{}, err

@@ -64,7 +64,7 @@ func TestLoopKeyWarningTexts(t *testing.T) {
 		{true, "loopKey has unsupported shape (boolean); falling back to full arguments"},
 		{nil, "loopKey has unsupported shape (object); falling back to full arguments"},
 		{map[string]any{}, "loopKey has unsupported shape (object); falling back to full arguments"},
-		{BigInt{"1"}, "loopKey has unsupported shape (bigint); falling back to full arguments"},
+		{BigInt{Digits: "1"}, "loopKey has unsupported shape (bigint); falling back to full arguments"},
 		{Function{Symbol: true}, "loopKey has unsupported shape (symbol); falling back to full arguments"},
 	}
 	for _, c := range cases {
@@ -91,7 +91,7 @@ func TestCanonicalizationMessages(t *testing.T) {
 		{deep, "Cannot canonicalize key material nested deeper than 64 levels for doom-loop fingerprinting"},
 		{math.NaN(), "Cannot canonicalize non-finite number (NaN/Infinity) for doom-loop fingerprinting: RFC 8785 has no representation"},
 		{math.Inf(-1), "Cannot canonicalize non-finite number (NaN/Infinity) for doom-loop fingerprinting: RFC 8785 has no representation"},
-		{BigInt{"10"}, "Cannot canonicalize bigint for doom-loop fingerprinting: RFC 8785 has no representation (convert to string or number in loopKey)"},
+		{BigInt{Digits: "10"}, "Cannot canonicalize bigint for doom-loop fingerprinting: RFC 8785 has no representation (convert to string or number in loopKey)"},
 		{cycle, "Cannot canonicalize circular key material for doom-loop fingerprinting"},
 	}
 	for _, c := range cases {
@@ -185,7 +185,7 @@ func TestTextOptionsAsJSNumbers(t *testing.T) {
 		{"minRepeats +Inf fails", TextOptions{MinRepeats: math.Inf(1)}, 0},
 		{"minCovered NaN fails", TextOptions{MinCoveredTokens: math.NaN()}, 0},
 		{"minRepeats 1.5 compares as a double", TextOptions{MinRepeats: 1.5}, 10},
-		{"minRepeats bigint compares as its number", TextOptions{MinRepeats: BigInt{"4"}}, 10},
+		{"minRepeats bigint compares as its number", TextOptions{MinRepeats: BigInt{Digits: "4"}}, 10},
 		{"negative thresholds compare", TextOptions{MinRepeats: -3.0, MinCoveredTokens: -1.0}, 10},
 	}
 	for _, c := range cases {
@@ -207,13 +207,13 @@ func TestTextOptionsAsJSNumbers(t *testing.T) {
 		t.Errorf("window 2.5: %+v", r)
 	}
 	// a bigint in arithmetic or Math.min/Math.max is a TypeError
-	for _, opts := range []TextOptions{{MaxWindowTokens: BigInt{"400"}}, {MinCoveredTokens: BigInt{"12"}}, {MaxPeriodTokens: BigInt{"3"}}} {
+	for _, opts := range []TextOptions{{MaxWindowTokens: BigInt{Digits: "400"}}, {MinCoveredTokens: BigInt{Digits: "12"}}, {MaxPeriodTokens: BigInt{Digits: "3"}}} {
 		if _, err := DetectTextRepetition(text, opts); !errors.Is(err, ErrTypeError) {
 			t.Errorf("%+v: %v, want a TypeError", opts, err)
 		}
 	}
 	// ... but maxPeriodTokens is only reached with enough tokens
-	if r, err := DetectTextRepetition("a b", TextOptions{MaxPeriodTokens: BigInt{"3"}}); r != nil || err != nil {
+	if r, err := DetectTextRepetition("a b", TextOptions{MaxPeriodTokens: BigInt{Digits: "3"}}); r != nil || err != nil {
 		t.Errorf("short text, bigint maxPeriod: %+v %v", r, err)
 	}
 	if _, err := DetectTextRepetition(text, TextOptions{MinRepeats: "4"}); !errors.Is(err, ErrOutsideDomain) {

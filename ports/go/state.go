@@ -3,6 +3,8 @@ package doomloop
 import (
 	"math"
 	"strconv"
+
+	"doomloop.invalid/harness/jsvalue"
 )
 
 // MaxRestoredStreak caps a restored tool streak.
@@ -64,7 +66,7 @@ func (e *toolEntry) callStreaksImplied() bool {
 func entries(v any, visit func(name string, value any)) {
 	switch x := v.(type) {
 	case map[string]any:
-		for _, k := range sortedKeys(x) {
+		for _, k := range jsvalue.SortedKeys(x) {
 			visit(k, x[k])
 		}
 	case []any:
@@ -110,7 +112,7 @@ func (m *Monitor) Restore(blob any) (restored bool) {
 		if !ok {
 			return
 		}
-		tools[normalizeString(name)] = restoredEntry(record, fp, streak)
+		tools[jsvalue.Normalize(name)] = restoredEntry(record, fp, streak)
 	})
 	var text *textStreak
 	if _, fp, streak, ok := streakRecord(member(obj, "text")); ok {
@@ -134,7 +136,7 @@ func restoredEntry(record map[string]any, fp string, streak float64) *toolEntry 
 			}
 		}
 		if len(set) == len(list) {
-			sortUnits(set)
+			jsvalue.SortUnits(set)
 			roundSet = set
 		}
 	}

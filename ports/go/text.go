@@ -4,6 +4,8 @@ import (
 	"math"
 	"math/big"
 	"strings"
+
+	"doomloop.invalid/harness/jsvalue"
 )
 
 // CodeUnitsPerWindowToken: only the last maxWindowTokens*64 UTF-16 code
@@ -50,7 +52,7 @@ func textNumber(v any) (jsNumber, bool) {
 		f, _ := new(big.Float).SetInt(n).Float64()
 		return jsNumber{f: f, big: true}, true
 	}
-	f, ok := toNumber(v)
+	f, ok := jsvalue.Number(v)
 	return jsNumber{f: f}, ok
 }
 
@@ -111,7 +113,7 @@ func NormalizeText(text string) string {
 	b.Grow(len(text))
 	pendingSpace := false
 	for i := 0; i < len(text); {
-		r, n := decodePoint(text[i:])
+		r, n := jsvalue.DecodePoint(text[i:])
 		if isJSWhitespace(r) {
 			pendingSpace = true
 		} else {
@@ -131,7 +133,7 @@ func tokens(text string) []string {
 	var out []string
 	start := -1
 	for i := 0; i < len(text); {
-		r, n := decodePoint(text[i:])
+		r, n := jsvalue.DecodePoint(text[i:])
 		if isJSWhitespace(r) {
 			if start >= 0 {
 				out = append(out, text[start:i])
@@ -173,9 +175,9 @@ func DetectTextRepetition(text string, opts TextOptions) (*TextRepetition, error
 	}
 	budget := window * CodeUnitsPerWindowToken
 	if float64(len(text)) > budget { // bytes >= code units: a cheap first test
-		if length := unitLength(text); float64(length) > budget {
-			units := toUnits(text)
-			text = fromUnits(units[sliceStart(-budget, length):])
+		if length := jsvalue.UnitLength(text); float64(length) > budget {
+			units := jsvalue.ToUnits(text)
+			text = jsvalue.FromUnits(units[sliceStart(-budget, length):])
 		}
 	}
 	words := tokens(text)
@@ -220,4 +222,15 @@ func repeatsAtTail(words []string, period int) int {
 		repeats++
 	}
 	return repeats
+}
+
+// isJSWhitespace reports whether a code unit is in the ECMAScript
+// WhiteSpace or LineTerminator set (what JS \s and trim match).
+func isJSWhitespace(u rune) bool {
+	switch u {
+	case 0x09, 0x0A, 0x0B, 0x0C, 0x0D, 0x20, 0xA0, 0x1680,
+		0x2028, 0x2029, 0x202F, 0x205F, 0x3000, 0xFEFF:
+		return true
+	}
+	return u >= 0x2000 && u <= 0x200A
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"doomloop.invalid/harness"
 	doomloop "doomloop.invalid/ports/go"
 )
 
@@ -13,7 +14,7 @@ import (
 func session(t *testing.T, lines ...string) []map[string]any {
 	t.Helper()
 	var out, errs bytes.Buffer
-	if code := run(strings.NewReader(strings.Join(lines, "\n")), &out, &errs); code != 0 {
+	if code := harness.Run(newPort(), strings.NewReader(strings.Join(lines, "\n")), &out, &errs); code != 0 {
 		t.Fatalf("exit %d, stderr %s", code, errs.String())
 	}
 	var responses []map[string]any
@@ -139,7 +140,7 @@ func TestWarningsReachStderr(t *testing.T) {
 		`{"id": 1, "op": "create", "option": {"escalation": {"model": null}}}`,
 		`{"id": 2, "op": "restore", "session": "s1", "state": null}`,
 	}, "\n")
-	if code := run(strings.NewReader(lines), &out, &errs); code != 0 {
+	if code := harness.Run(newPort(), strings.NewReader(lines), &out, &errs); code != 0 {
 		t.Fatalf("exit %d", code)
 	}
 	want := "[DoomLoop] escalation config provided but the escalate ladder rung is disabled; set ladder.escalate to a streak threshold for recovery to trigger.\n" +

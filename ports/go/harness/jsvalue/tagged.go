@@ -1,4 +1,4 @@
-package doomloop
+package jsvalue
 
 import (
 	"fmt"
@@ -188,7 +188,7 @@ func EncodeTagged(v any) any {
 }
 
 type tagEncoder struct {
-	stack []containerID
+	stack []ContainerID
 }
 
 func (e *tagEncoder) encode(v any) any {
@@ -210,7 +210,7 @@ func (e *tagEncoder) encode(v any) any {
 		}
 		return map[string]any{tagName: "function", "returns": e.encode(x.Returns)}
 	case []any, map[string]any:
-		id, tracked := containerOf(x)
+		id, tracked := Identity(x)
 		if tracked {
 			for i := len(e.stack) - 1; i >= 0; i-- {
 				if e.stack[i] == id {
@@ -237,7 +237,7 @@ func (e *tagEncoder) encode(v any) any {
 		}
 		return out
 	}
-	if f, ok := toNumber(v); ok {
+	if f, ok := Number(v); ok {
 		switch {
 		case math.IsNaN(f):
 			return map[string]any{tagName: "number", "value": "NaN"}
@@ -250,7 +250,7 @@ func (e *tagEncoder) encode(v any) any {
 		}
 		return f
 	}
-	if isFunctionValue(v) {
+	if IsFunction(v) {
 		return map[string]any{tagName: "function"}
 	}
 	return fmt.Sprintf("<unsupported %T>", v)

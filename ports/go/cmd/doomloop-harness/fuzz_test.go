@@ -1,8 +1,9 @@
-package protocol
+package main
 
 import (
 	"testing"
 
+	"doomloop.invalid/harness"
 	doomloop "doomloop.invalid/ports/go"
 )
 
@@ -23,7 +24,7 @@ func FuzzHandleLine(f *testing.F) {
 		f.Add([]byte(seed))
 	}
 	f.Fuzz(func(t *testing.T, line []byte) {
-		s := NewServer()
+		s := harness.NewServer(newPort())
 		s.HandleLine([]byte(`{"id":0,"op":"create","option":true}`))
 		out := s.HandleLine(line)
 		v, err := doomloop.ParseJSON(out)
@@ -40,7 +41,7 @@ func FuzzHandleLine(f *testing.F) {
 		if !hasID || hasResult == hasError {
 			t.Fatalf("malformed response %q", out)
 		}
-		if e, ok := r["error"].(map[string]any); ok && e["code"] == CodeInternal {
+		if e, ok := r["error"].(map[string]any); ok && e["code"] == harness.CodeInternal {
 			t.Fatalf("internal error for %q: %v", line, e["message"])
 		}
 	})

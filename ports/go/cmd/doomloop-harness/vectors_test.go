@@ -1,4 +1,4 @@
-package doomloop_test
+package main
 
 import (
 	"crypto/sha256"
@@ -11,12 +11,12 @@ import (
 	"strings"
 	"testing"
 
+	"doomloop.invalid/harness"
 	doomloop "doomloop.invalid/ports/go"
-	"doomloop.invalid/ports/go/internal/protocol"
 )
 
-// vectorRoot is the repository's vector directory, relative to this module.
-var vectorRoot = filepath.Join("..", "..", "vectors")
+// vectorRoot is the repository's vector directory, relative to this package.
+var vectorRoot = filepath.Join("..", "..", "..", "..", "vectors")
 
 func readJSON(t *testing.T, path string) (any, []byte) {
 	t.Helper()
@@ -41,7 +41,7 @@ func TestVectors(t *testing.T) {
 	}
 	manifest, _ := readJSON(t, manifestPath)
 	declared := map[string]bool{}
-	for _, f := range protocol.Features {
+	for _, f := range (newPort()).Features() {
 		declared[f] = true
 	}
 	files, _ := manifest.(map[string]any)["files"].([]any)
@@ -84,13 +84,13 @@ func TestVectors(t *testing.T) {
 }
 
 func replay(t *testing.T, vector map[string]any) {
-	server := protocol.NewServer()
+	server := harness.NewServer(newPort())
 	steps := vector["steps"].([]any)
 	session := ""
 	needsMonitor := false
 	for _, raw := range steps {
 		op := raw.(map[string]any)["op"].(string)
-		if op == "resume" || protocol.IsMonitorOp(op) {
+		if op == "resume" || harness.IsMonitorOp(op) {
 			needsMonitor = true
 		}
 	}
@@ -126,6 +126,7 @@ func replay(t *testing.T, vector map[string]any) {
 			req["session"] = session
 		}
 		result, opErr := server.Dispatch(sent, req)
+		result = doomloop.EncodeTagged(result) // as HandleLine writes it
 		expect := step["expect"].(map[string]any)
 		where := fmt.Sprintf("step %d (%s)", i, op)
 		if wantErr, ok := expect["error"]; ok {
