@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 
@@ -139,8 +138,8 @@ func main() { os.Exit(harness.Serve(port{})) }
 			t.Fatal(err)
 		}
 	}
-	goTool := filepath.Join(runtime.GOROOT(), "bin", "go")
-	build := exec.Command(goTool, "build", "-o", "myport", ".")
+	// go test puts its own GOROOT/bin first on the PATH of tests
+	build := exec.Command("go", "build", "-o", "myport", ".")
 	build.Dir = dir
 	build.Env = append(os.Environ(), "GOWORK=off", "GOPROXY=off", "GOFLAGS=-mod=mod")
 	if out, err := build.CombinedOutput(); err != nil {
