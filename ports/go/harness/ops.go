@@ -38,7 +38,8 @@ func typedInput[T any](req map[string]any, name, what string) (T, *Error) {
 }
 
 // flag reads an optional boolean (Undefined: def). A non-boolean is JS
-// truthiness for a port declaring js-coercion, else outside the domain.
+// truthiness for a port declaring js-coercion, else outside the domain
+// (PROT-28: resolveLadderAction's allowEscalate).
 func (s *Server) flag(v any, name string, def bool) (bool, *Error) {
 	switch b := v.(type) {
 	case jsvalue.Undefined:
@@ -158,9 +159,14 @@ func recordToolCall(s *Server, m Monitor, req map[string]any) (any, *Error) {
 	}
 	opts := RecordOptions{AllowBlock: true, Detector: "tool-fingerprint"}
 	if given, ok := v.(map[string]any); ok {
-		// a member holding undefined is absent (spec §10.6)
-		if opts.AllowBlock, err = s.flag(member(given, "allowBlock"), "options.allowBlock", true); err != nil {
-			return nil, err
+		// a member holding undefined is absent (spec §10.6); another
+		// non-boolean is outside the domain (PROT-28)
+		switch b := member(given, "allowBlock").(type) {
+		case jsvalue.Undefined:
+		case bool:
+			opts.AllowBlock = b
+		default:
+			return nil, badRequest("options.allowBlock must be a boolean")
 		}
 		switch d := member(given, "detector"); d {
 		case jsvalue.Undefined{}:
