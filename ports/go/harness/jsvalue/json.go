@@ -422,7 +422,8 @@ func AppendQuoted(b []byte, s string) []byte {
 	return append(b, '"')
 }
 
-// sameContainer is used by cycle detection over []any and map[string]any.
+// Identity returns the identity of an array or object for cycle detection
+// (ok is false for other values, a nil map and an empty slice).
 func Identity(v any) (ContainerID, bool) {
 	switch x := v.(type) {
 	case []any:
