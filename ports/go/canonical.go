@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+
+	"doomloop.invalid/harness/jsvalue"
 )
 
 // MaxCanonicalizeDepth is the deepest nesting canonicalization accepts; the
@@ -12,18 +14,31 @@ import (
 const MaxCanonicalizeDepth = 64
 
 // ErrCanonicalization is wrapped by every error of Canonicalize and the
-// fingerprint functions. Which of the kinds below is reported is
-// informative only.
+// fingerprint functions.
 var ErrCanonicalization = errors.New("cannot canonicalize key material")
 
-// CanonicalizationError says why a value has no canonical form.
+// CanonicalizationError says why a value has no canonical form. Its Error
+// text is the SDK's message, byte for byte (spec §9.3).
 type CanonicalizationError struct {
 	Kind   string // "depth", "circular", "non-finite", "bigint" or "unsupported"
-	Detail string
+	Detail string // for "unsupported" (a Go value of no JSON type)
+}
+
+// canonicalizationMessages are the SDK's messages by kind.
+var canonicalizationMessages = map[string]string{
+	"depth": "Cannot canonicalize key material nested deeper than 64 levels for doom-loop fingerprinting",
+	"non-finite": "Cannot canonicalize non-finite number (NaN/Infinity) for doom-loop fingerprinting: " +
+		"RFC 8785 has no representation",
+	"bigint": "Cannot canonicalize bigint for doom-loop fingerprinting: RFC 8785 has no representation " +
+		"(convert to string or number in loopKey)",
+	"circular": "Cannot canonicalize circular key material for doom-loop fingerprinting",
 }
 
 func (e *CanonicalizationError) Error() string {
-	return fmt.Sprintf("%v (%s): %s", ErrCanonicalization, e.Kind, e.Detail)
+	if msg, ok := canonicalizationMessages[e.Kind]; ok {
+		return msg
+	}
+	return fmt.Sprintf("Cannot canonicalize %s for doom-loop fingerprinting", e.Detail)
 }
 
 // Unwrap lets errors.Is(err, ErrCanonicalization) succeed.
@@ -54,7 +69,7 @@ func appendCanonical(dst []byte, v any) ([]byte, error) {
 
 type canonicalizer struct {
 	out       []byte
-	ancestors []containerID
+	ancestors []jsvalue.ContainerID
 }
 
 func canonErr(kind, format string, args ...any) error {
@@ -63,7 +78,7 @@ func canonErr(kind, format string, args ...any) error {
 
 func (c *canonicalizer) visit(v any, depth int) error {
 	if depth > MaxCanonicalizeDepth {
-		return canonErr("depth", "nesting deeper than %d", MaxCanonicalizeDepth)
+		return canonErr("depth", "")
 	}
 	switch x := v.(type) {
 	case nil, Undefined:
@@ -77,23 +92,23 @@ func (c *canonicalizer) visit(v any, depth int) error {
 		}
 		return nil
 	case string:
-		c.out = appendQuoted(c.out, x)
+		c.out = jsvalue.AppendQuoted(c.out, x)
 		return nil
 	case BigInt:
-		return canonErr("bigint", "%sn", x.Digits)
+		return canonErr("bigint", "")
 	case []any:
 		return c.container(x, depth)
 	case map[string]any:
 		return c.container(x, depth)
 	}
-	if f, ok := toNumber(v); ok {
+	if f, ok := jsvalue.Number(v); ok {
 		if math.IsNaN(f) || math.IsInf(f, 0) {
-			return canonErr("non-finite", "%v", f)
+			return canonErr("non-finite", "")
 		}
-		c.out = append(c.out, numberToString(f)...)
+		c.out = append(c.out, jsvalue.FormatNumber(f)...)
 		return nil
 	}
-	if isFunctionValue(v) {
+	if jsvalue.IsFunction(v) {
 		c.out = append(c.out, "null"...)
 		return nil
 	}
@@ -101,11 +116,11 @@ func (c *canonicalizer) visit(v any, depth int) error {
 }
 
 func (c *canonicalizer) container(v any, depth int) error {
-	id, tracked := containerOf(v)
+	id, tracked := jsvalue.Identity(v)
 	if tracked {
 		for _, a := range c.ancestors {
 			if a == id {
-				return canonErr("circular", "a value contains itself")
+				return canonErr("circular", "")
 			}
 		}
 		c.ancestors = append(c.ancestors, id)
@@ -128,17 +143,17 @@ func (c *canonicalizer) container(v any, depth int) error {
 	var small [8]string
 	keys := small[:0]
 	for k, member := range m {
-		if !isUndefined(member) && !isFunctionValue(member) {
+		if !jsvalue.IsUndefined(member) && !jsvalue.IsFunction(member) {
 			keys = append(keys, k)
 		}
 	}
-	sortUnits(keys)
+	jsvalue.SortUnits(keys)
 	c.out = append(c.out, '{')
 	for i, k := range keys {
 		if i > 0 {
 			c.out = append(c.out, ',')
 		}
-		c.out = appendQuoted(c.out, k)
+		c.out = jsvalue.AppendQuoted(c.out, k)
 		c.out = append(c.out, ':')
 		if err := c.visit(m[k], depth+1); err != nil {
 			return err

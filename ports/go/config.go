@@ -1,8 +1,9 @@
 package doomloop
 
 import (
-	"fmt"
 	"math"
+
+	"doomloop.invalid/harness/jsvalue"
 )
 
 // Action is a rung of the ladder; the empty Action means "no action".
@@ -98,9 +99,11 @@ func (l Ladder) JSON() map[string]any {
 	return out
 }
 
-// TextOptions are the text-detection options. Values are kept exactly as
-// the option gave them (no type or range checks); the monitor's behaviour
-// is specified only for a boolean Enabled and integers >= 1 elsewhere.
+// TextOptions are the text-detection options, kept exactly as the option
+// gave them, with no range checks (spec §10.3): Enabled a boolean, the four
+// others numbers (float64: 0, negatives, fractions, NaN and ±Inf included,
+// with JS slice and comparison semantics) or a BigInt. Nil or Undefined
+// means the default.
 type TextOptions struct {
 	Enabled          any
 	MaxPeriodTokens  any
@@ -180,13 +183,32 @@ const (
 	WarnEscalationUnused           = "escalation-unused"
 )
 
-// ConfigWarning is a resolution-time warning. Code, Rung and ShadowedBy are
-// normative; Message is for humans.
+// ConfigWarning is a resolution-time warning. Message is the SDK's exact
+// text (spec §9.1), which the SDK passes alone to console.warn; Code (and
+// Rung, ShadowedBy for a dead rung) are a kit convenience that follow from
+// the message.
 type ConfigWarning struct {
 	Code       string
 	Rung       Action // dead-rung only
 	ShadowedBy Action // dead-rung only
 	Message    string
+}
+
+// The four configuration warnings, byte for byte as the SDK writes them.
+const (
+	msgBlockWithoutStop = "[DoomLoop] ladder has block enabled with stop disabled: a model that keeps " +
+		"re-issuing a blocked call loops indefinitely (each blocked round still costs a model request). " +
+		"Bound the run with stopWhen, or enable the stop rung."
+	msgEscalationUnused = "[DoomLoop] escalation config provided but the escalate ladder rung is disabled; " +
+		"set ladder.escalate to a streak threshold for recovery to trigger."
+	msgEscalationRungUnconfigured = "[DoomLoop] ladder.escalate is enabled but no escalation config " +
+		"(model/advisor) was provided; the rung is skipped and verdicts fall through to weaker rungs."
+)
+
+func deadRungMessage(weak Action, weakAt float64, strong Action, strongAt float64) string {
+	return `[DoomLoop] ladder rung "` + string(weak) + `" (` + jsvalue.FormatNumber(weakAt) +
+		`) can never fire: stronger rung "` + string(strong) + `" (` + jsvalue.FormatNumber(strongAt) +
+		") already wins at that streak (strongest crossed rung is applied)."
 }
 
 // JSON returns the warning's wire form.
@@ -199,19 +221,38 @@ func (w ConfigWarning) JSON() map[string]any {
 	return out
 }
 
-// ResolveOption resolves the doomLoop option: nil, Undefined or false turn
-// detection off (nil config); true means all defaults; an object is read
-// member by member; anything else reads as an empty object. It never fails.
-func ResolveOption(option any) (*Config, []ConfigWarning) {
-	if option == nil || isUndefined(option) || option == false {
-		return nil, nil
+// ResolveOption resolves the doomLoop option: Undefined or false turn
+// detection off (nil config); true means all defaults; any other value is
+// read member by member (a value that is not an object has no members).
+// Warnings are returned in the SDK's order; a caller that logs them passes
+// each Message alone to its log, as the SDK does with console.warn.
+//
+// It fails with an error wrapping ErrTypeError where the SDK throws (spec
+// §10.2): the option null, or an option whose text or escalation member is
+// null. It fails with an error wrapping ErrOutsideDomain for a numeric text
+// option that is neither a number nor a bigint, and for a text.enabled that
+// is not a boolean (the SDK coerces those; see ErrOutsideDomain).
+func ResolveOption(option any) (*Config, []ConfigWarning, error) {
+	if jsvalue.IsUndefined(option) || option == false {
+		return nil, nil, nil
+	}
+	if option == nil {
+		return nil, nil, &typeError{"Cannot read properties of null (reading 'ladder')"}
 	}
 	members, _ := asObject(option)
 	cfg := &Config{Ladder: resolveLadder(member(members, "ladder"))}
-	cfg.Text = resolveText(member(members, "text"))
+	text, err := resolveText(member(members, "text"))
+	if err != nil {
+		return nil, nil, err
+	}
+	cfg.Text = text
+	escalation := member(members, "escalation")
+	if escalation == nil {
+		return nil, nil, &typeError{"Cannot read properties of null (reading 'model')"}
+	}
 	var escWarnings []ConfigWarning
-	cfg.Escalation, escWarnings = resolveEscalation(member(members, "escalation"), cfg.Ladder)
-	return cfg, append(ladderWarnings(cfg.Ladder), escWarnings...)
+	cfg.Escalation, escWarnings = resolveEscalation(escalation, cfg.Ladder)
+	return cfg, append(ladderWarnings(cfg.Ladder), escWarnings...), nil
 }
 
 func sanitizeThreshold(given any, def Threshold) Threshold {
@@ -236,8 +277,7 @@ func resolveLadder(given any) Ladder {
 func ladderWarnings(l Ladder) []ConfigWarning {
 	var out []ConfigWarning
 	if l.Block.Enabled && !l.Stop.Enabled {
-		out = append(out, ConfigWarning{Code: WarnBlockWithoutStop,
-			Message: "block is enabled while stop is disabled: a blocked call can be re-issued forever"})
+		out = append(out, ConfigWarning{Code: WarnBlockWithoutStop, Message: msgBlockWithoutStop})
 	}
 	for i, r := range Rungs {
 		own := l.Threshold(r)
@@ -248,8 +288,7 @@ func ladderWarnings(l Ladder) []ConfigWarning {
 			theirs := l.Threshold(s)
 			if theirs.Enabled && own.At >= theirs.At {
 				out = append(out, ConfigWarning{Code: WarnDeadRung, Rung: r, ShadowedBy: s,
-					Message: fmt.Sprintf("rung %s (at %s) can never fire: %s fires at %s",
-						r, numberToString(own.At), s, numberToString(theirs.At))})
+					Message: deadRungMessage(r, own.At, s, theirs.At)})
 				break
 			}
 		}
@@ -257,38 +296,59 @@ func ladderWarnings(l Ladder) []ConfigWarning {
 	return out
 }
 
-func resolveText(given any) TextOptions {
+// resolveText reads the text options: false disables detection with the
+// default values; absent, true or a non-object gives the defaults; in an
+// object each member is taken as given, null and Undefined falling back to
+// the default (JS "??"). null itself is a TypeError (spec §10.2).
+func resolveText(given any) (TextOptions, error) {
+	t := DefaultTextOptions
 	if given == false {
-		t := DefaultTextOptions
 		t.Enabled = false
-		return t
+		return t, nil
+	}
+	if given == nil {
+		return t, &typeError{"Cannot read properties of null (reading 'enabled')"}
 	}
 	members, ok := asObject(given)
-	t := DefaultTextOptions
 	if !ok {
-		return t
+		return t, nil
 	}
 	for i, f := range t.fields() {
 		if v := member(members, textOptionNames[i]); present(v) {
 			*f = v
 		}
 	}
-	return t
+	return t, t.check()
 }
 
+// check refuses the option values outside this port's domain: a numeric
+// option that is not a number or BigInt, an enabled that is not a boolean.
+func (t TextOptions) check() error {
+	if present(t.Enabled) {
+		if _, ok := t.Enabled.(bool); !ok {
+			return &domainError{"text.enabled must be a boolean"}
+		}
+	}
+	_, err := t.numbers()
+	return err
+}
+
+// resolveEscalation reads the escalation member (never null here). As in
+// the SDK, model counts as given when it is not Undefined (null included)
+// and advisor when it is neither Undefined nor false (spec §10.1).
 func resolveEscalation(given any, l Ladder) (*Escalation, []ConfigWarning) {
-	members, ok := asObject(given)
+	members, _ := asObject(given)
 	model, advisor := member(members, "model"), member(members, "advisor")
-	hasAdvisor := present(advisor) && advisor != false
-	if !ok || !(present(model) || hasAdvisor) {
+	hasModel := !jsvalue.IsUndefined(model)
+	hasAdvisor := !jsvalue.IsUndefined(advisor) && advisor != false
+	if !hasModel && !hasAdvisor {
 		if l.Escalate.Enabled {
-			return nil, []ConfigWarning{{Code: WarnEscalationRungUnconfigured,
-				Message: "the escalate rung is enabled but no escalation model or advisor is configured"}}
+			return nil, []ConfigWarning{{Code: WarnEscalationRungUnconfigured, Message: msgEscalationRungUnconfigured}}
 		}
 		return nil, nil
 	}
-	e := &Escalation{MaxEscalations: DefaultMaxEscalations, HasModel: present(model), HasAdvisor: hasAdvisor}
-	if e.HasModel {
+	e := &Escalation{MaxEscalations: DefaultMaxEscalations, HasModel: hasModel, HasAdvisor: hasAdvisor}
+	if hasModel {
 		e.Model = model
 	}
 	if hasAdvisor {
@@ -298,8 +358,7 @@ func resolveEscalation(given any, l Ladder) (*Escalation, []ConfigWarning) {
 		e.MaxEscalations = math.Floor(f)
 	}
 	if !l.Escalate.Enabled {
-		return e, []ConfigWarning{{Code: WarnEscalationUnused,
-			Message: "escalation is configured but the escalate rung is disabled"}}
+		return e, []ConfigWarning{{Code: WarnEscalationUnused, Message: msgEscalationUnused}}
 	}
 	return e, nil
 }

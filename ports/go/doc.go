@@ -6,7 +6,10 @@
 // # Value model
 //
 // The monitor is specified over the JSON data model as a JavaScript program
-// sees it. This package represents those values with ordinary Go types:
+// sees it. This package represents those values with ordinary Go types, the
+// model of the kit's harness library (package doomloop.invalid/harness/jsvalue,
+// whose types this package aliases, so values reach the conformance
+// protocol without conversion):
 //
 //	JSON null        nil
 //	boolean          bool

@@ -174,7 +174,7 @@ func TestMessages(t *testing.T) {
 	m = NewMonitor(nil)
 	var v *Verdict
 	for i := 0; i < 3; i++ {
-		v = m.RecordAssistantText("  Retrying the\u3000same plan.\n")
+		v, _ = m.RecordAssistantText("  Retrying the\u3000same plan.\n")
 	}
 	if v == nil || v.Detector != DetectorTextStreak || v.Action != ActionObserve || v.HasToolName ||
 		v.Message != "Doom loop suspected: the assistant produced identical text for 3 consecutive turns. Stop repeating and take a different approach." {

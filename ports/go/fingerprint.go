@@ -5,6 +5,8 @@ import (
 	"encoding/hex"
 	"sync"
 	"unicode/utf8"
+
+	"doomloop.invalid/harness/jsvalue"
 )
 
 // FingerprintKeyMaterial is the lowercase hex SHA-256 of the UTF-8 bytes of
@@ -71,7 +73,7 @@ func (f *fingerprinter) toolCallDigest(toolName string, keyMaterial any) (digest
 	if utf8.ValidString(toolName) {
 		b = append(b, toolName...)
 	} else {
-		b = append(b, utf8Bytes(toolName)...)
+		b = append(b, jsvalue.EncodeUTF8(toolName)...)
 	}
 	return f.raw(append(b, '\n'), keyMaterial)
 }

@@ -2,6 +2,9 @@ package doomloop
 
 import (
 	"fmt"
+	"strings"
+
+	"doomloop.invalid/harness/jsvalue"
 )
 
 // LoopKeyFunc is a function-form loop-key declaration. It returns the key
@@ -21,7 +24,8 @@ const (
 )
 
 // LoopKeyResolution is the result of ResolveLoopKey. KeyMaterial is set for
-// "key" and "fallback"; Warning (informative text) only for "fallback".
+// "key" and "fallback"; Warning, the SDK's exact text (spec §9.2), only for
+// "fallback".
 type LoopKeyResolution struct {
 	Kind        LoopKeyKind
 	KeyMaterial any
@@ -40,8 +44,55 @@ func (r LoopKeyResolution) JSON() map[string]any {
 	return out
 }
 
-func fallback(args map[string]any, format string, a ...any) LoopKeyResolution {
-	return LoopKeyResolution{Kind: LoopKeyFallback, KeyMaterial: args, Warning: fmt.Sprintf(format, a...)}
+func fallback(args map[string]any, warning string) LoopKeyResolution {
+	return LoopKeyResolution{Kind: LoopKeyFallback, KeyMaterial: args, Warning: warning}
+}
+
+// The loop-key fallback warnings, byte for byte as the SDK writes them.
+const (
+	warnEmptyFieldList = "loopKey is an empty field list, which would give every call to this tool the same " +
+		"identity; falling back to full arguments. Use `false` to exempt the tool."
+	warnReturnedUndefined = "loopKey returned undefined; falling back to full arguments. " +
+		"Return null to exempt a call, or a value to use as identity."
+)
+
+func warnFieldsAbsent(names []string) string {
+	return "loopKey fields [" + strings.Join(names, ", ") + "] are all absent from the arguments, " +
+		"which would give every call the same identity; falling back to full arguments."
+}
+
+func warnThrew(reason string) string {
+	return "loopKey threw (" + reason + "); falling back to full arguments"
+}
+
+func warnUnsupportedShape(typeOf string) string {
+	return "loopKey has unsupported shape (" + typeOf + "); falling back to full arguments"
+}
+
+// typeOf is JS typeof for a value of this package's model.
+func typeOf(v any) string {
+	switch x := v.(type) {
+	case Undefined:
+		return "undefined"
+	case bool:
+		return "boolean"
+	case string:
+		return "string"
+	case BigInt:
+		return "bigint"
+	case Function:
+		if x.Symbol {
+			return "symbol"
+		}
+		return "function"
+	}
+	if _, ok := jsvalue.Number(v); ok {
+		return "number"
+	}
+	if jsvalue.IsFunction(v) {
+		return "function"
+	}
+	return "object"
 }
 
 // ResolveLoopKey applies a tool's loopKey declaration to one call's
@@ -72,24 +123,30 @@ func ResolveLoopKey(loopKey any, args map[string]any) LoopKeyResolution {
 		return callLoopKey(decl, args)
 	case *ScriptedLoopKey:
 		return callLoopKey(decl.Call, args)
+	case Function:
+		if !decl.Symbol { // a function value with no script returns nothing
+			return fallback(args, warnReturnedUndefined)
+		}
 	}
-	return fallback(args, "unsupported loopKey declaration of type %T", loopKey)
+	return fallback(args, warnUnsupportedShape(typeOf(loopKey)))
 }
 
 func fieldList(names []any, args map[string]any) LoopKeyResolution {
 	if len(names) == 0 {
-		return fallback(args, "loopKey lists no fields: every call would share one identity")
+		return fallback(args, warnEmptyFieldList)
 	}
 	subset := map[string]any{}
+	var listed []string
 	for _, n := range names {
 		if name, ok := n.(string); ok {
+			listed = append(listed, name)
 			if v, has := args[name]; has {
 				subset[name] = v
 			}
 		}
 	}
 	if len(subset) == 0 {
-		return fallback(args, "none of the loopKey fields is present in the arguments")
+		return fallback(args, warnFieldsAbsent(listed))
 	}
 	return LoopKeyResolution{Kind: LoopKeyKey, KeyMaterial: subset}
 }
@@ -97,17 +154,17 @@ func fieldList(names []any, args map[string]any) LoopKeyResolution {
 func callLoopKey(fn func(map[string]any) (any, error), args map[string]any) (res LoopKeyResolution) {
 	defer func() {
 		if p := recover(); p != nil {
-			res = fallback(args, "loopKey function panicked: %v", p)
+			res = fallback(args, warnThrew(fmt.Sprint(p)))
 		}
 	}()
 	v, err := fn(args)
 	switch {
 	case err != nil:
-		return fallback(args, "loopKey function raised: %v", err)
+		return fallback(args, warnThrew(err.Error()))
 	case v == nil:
 		return LoopKeyResolution{Kind: LoopKeyExempt}
-	case isUndefined(v):
-		return fallback(args, "loopKey function returned nothing")
+	case jsvalue.IsUndefined(v):
+		return fallback(args, warnReturnedUndefined)
 	}
 	return LoopKeyResolution{Kind: LoopKeyKey, KeyMaterial: v}
 }

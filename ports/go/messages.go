@@ -3,6 +3,8 @@ package doomloop
 import (
 	"strconv"
 	"strings"
+
+	"doomloop.invalid/harness/jsvalue"
 )
 
 const (
@@ -33,25 +35,25 @@ func roundIdentitySummary(set []string) string {
 }
 
 func repeatedFanOutMessage(tool string, rounds float64, width int, summary string) string {
-	return `Doom loop suspected: tool "` + tool + `" was invoked in ` + numberToString(rounds) +
+	return `Doom loop suspected: tool "` + tool + `" was invoked in ` + jsvalue.FormatNumber(rounds) +
 		" consecutive rounds with the same set of " + strconv.Itoa(width) +
 		" parallel calls (round identity " + summary +
 		"). Reissuing the same fan-out will not change the results. " + closingAdvice
 }
 
 func repeatedArgumentsMessage(tool string, rounds float64, fp string) string {
-	return `Doom loop suspected: tool "` + tool + `" was invoked in ` + numberToString(rounds) +
+	return `Doom loop suspected: tool "` + tool + `" was invoked in ` + jsvalue.FormatNumber(rounds) +
 		" consecutive rounds with identical arguments (fingerprint " + prefixUnits(fp, 16) + ellipsis +
 		"). Repeating the call will not change the result. " + closingAdvice
 }
 
 func repeatedBlockMessage(sample string, repeats float64) string {
-	return `Doom loop suspected: the response repeats "` + sample + `" ` + numberToString(repeats) +
+	return `Doom loop suspected: the response repeats "` + sample + `" ` + jsvalue.FormatNumber(repeats) +
 		" times in a row. " + textClosing
 }
 
 func repeatedTextMessage(streak float64) string {
-	return "Doom loop suspected: the assistant produced identical text for " + numberToString(streak) +
+	return "Doom loop suspected: the assistant produced identical text for " + jsvalue.FormatNumber(streak) +
 		" consecutive turns. " + textClosing
 }
 
@@ -65,11 +67,11 @@ func prefixUnits(s string, n int) string {
 	} else if isASCII(s[:n]) {
 		return s[:n]
 	}
-	units := toUnits(s)
+	units := jsvalue.ToUnits(s)
 	if len(units) <= n {
 		return s
 	}
-	return fromUnits(units[:n])
+	return jsvalue.FromUnits(units[:n])
 }
 
 func isASCII(s string) bool {
@@ -80,3 +82,14 @@ func isASCII(s string) bool {
 	}
 	return true
 }
+
+// declareLogMessage is the text DeclareRound logs, with the error, for a
+// call it leaves out (spec §9.4).
+func declareLogMessage(tool string, round float64) string {
+	return `[DoomLoop] could not fingerprint a "` + tool + `" call while declaring round ` +
+		jsvalue.FormatNumber(round) + "; excluding it from the round set:"
+}
+
+// restoreLogMessage is the text Restore logs for a blob that is not a plain
+// object (spec §9.4).
+const restoreLogMessage = "[DoomLoop] Ignoring invalid persisted doom-loop state"

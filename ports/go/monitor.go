@@ -3,8 +3,9 @@ package doomloop
 import (
 	"bytes"
 	"encoding/hex"
-	"fmt"
 	"slices"
+
+	"doomloop.invalid/harness/jsvalue"
 )
 
 // ToolCall is one call of a declared round.
@@ -66,22 +67,47 @@ type Monitor struct {
 	escalationsUsed float64
 	declared        *declaredRound
 	fp              fingerprinter // scratch buffers for fingerprinting
+	warn            WarnFunc
+}
+
+// MonitorOption tunes a new monitor.
+type MonitorOption func(*Monitor)
+
+// WithWarn sends the monitor's logs to warn: exactly the texts the SDK
+// passes to console.warn (spec §9.4), from DeclareRound (with the error
+// that left a call out) and from Restore (with a nil error). Without it
+// the monitor logs nothing.
+func WithWarn(warn WarnFunc) MonitorOption {
+	return func(m *Monitor) { m.warn = warn }
 }
 
 // NewMonitor builds a fresh monitor. A nil config means the defaults.
-func NewMonitor(config *Config) *Monitor {
+func NewMonitor(config *Config, opts ...MonitorOption) *Monitor {
 	if config == nil {
 		config = DefaultConfig()
 	}
-	return &Monitor{config: config, tools: map[string]*toolEntry{}}
+	m := &Monitor{config: config, tools: map[string]*toolEntry{}}
+	for _, o := range opts {
+		o(m)
+	}
+	return m
 }
 
 // NewMonitorWithState builds a monitor and restores state into it
-// (construct, then Restore). Like Restore it never fails.
-func NewMonitorWithState(config *Config, state any) *Monitor {
-	m := NewMonitor(config)
-	m.Restore(state)
+// (construct, then Restore), unless state is Undefined (no initial state,
+// as in the SDK's constructor). Like Restore it never fails.
+func NewMonitorWithState(config *Config, state any, opts ...MonitorOption) *Monitor {
+	m := NewMonitor(config, opts...)
+	if !jsvalue.IsUndefined(state) {
+		m.Restore(state)
+	}
 	return m
+}
+
+func (m *Monitor) log(message string, err error) {
+	if m.warn != nil {
+		m.warn(message, err)
+	}
 }
 
 // Config returns the monitor's resolved configuration.
@@ -90,15 +116,14 @@ func (m *Monitor) Config() *Config { return m.config }
 // DeclareRound declares the complete set of calls one round will make; it
 // replaces any earlier declaration and speaks only for records made with
 // the same round number. Calls whose key material cannot be canonicalized
-// are left out; the returned (informative) warnings say which.
-func (m *Monitor) DeclareRound(round float64, calls []ToolCall) []string {
+// are left out, each with a log (see WithWarn).
+func (m *Monitor) DeclareRound(round float64, calls []ToolCall) {
 	grouped := map[string]map[digest]int32{} // tool -> distinct digests
-	var warnings []string
-	for i, call := range calls {
-		name := normalizeString(call.ToolName)
+	for _, call := range calls {
+		name := jsvalue.Normalize(call.ToolName)
 		sum, err := m.fp.toolCallDigest(name, call.KeyMaterial)
 		if err != nil {
-			warnings = append(warnings, fmt.Sprintf("call %d (%q) left out of the round: %v", i, name, err))
+			m.log(declareLogMessage(call.ToolName, round), err)
 			continue
 		}
 		group := grouped[name]
@@ -125,7 +150,6 @@ func (m *Monitor) DeclareRound(round float64, calls []ToolCall) []string {
 		d.sets[name] = &fpSet{list: list, index: index}
 	}
 	m.declared = d
-	return warnings
 }
 
 // sameSlice reports whether a and b are the very same list.
@@ -150,7 +174,7 @@ func equalLists(a, b []string) bool {
 // wrapping ErrCanonicalization) when the key material cannot be
 // canonicalized; the caller then falls back to another identity.
 func (m *Monitor) RecordToolCall(toolName string, keyMaterial any, round float64, opts RecordOptions) (CallRecord, error) {
-	toolName = normalizeString(toolName)
+	toolName = jsvalue.Normalize(toolName)
 	sum, err := m.fp.toolCallDigest(toolName, keyMaterial)
 	if err != nil {
 		return CallRecord{}, err
@@ -283,20 +307,26 @@ func (e *toolEntry) score(set *fpSet, fp string) float64 {
 }
 
 // RecordAssistantText records one step's assistant text and returns the
-// stronger of the within-response and cross-step verdicts, or nil.
-func (m *Monitor) RecordAssistantText(text string) *Verdict {
+// stronger of the within-response and cross-step verdicts, or nil. It fails,
+// leaving the state untouched, where DetectTextRepetition fails with the
+// configured options.
+func (m *Monitor) RecordAssistantText(text string) (*Verdict, error) {
 	opts := m.config.Text
 	if !truthy(opts.Enabled) {
-		return nil
+		return nil, nil
 	}
 	normalized := NormalizeText(text)
 	if normalized == "" {
-		return nil
+		return nil, nil
 	}
 	allowEscalate := m.CanEscalate()
 
 	var within *Verdict
-	if found := DetectTextRepetition(normalized, opts); found != nil {
+	found, err := DetectTextRepetition(normalized, opts)
+	if err != nil {
+		return nil, err
+	}
+	if found != nil {
 		repeats := float64(found.Repeats)
 		if action := ResolveLadderAction(m.config.Ladder, repeats, false, allowEscalate); action != "" {
 			sampleFP, _ := FingerprintKeyMaterial(found.Sample) // a string always canonicalizes
@@ -317,9 +347,9 @@ func (m *Monitor) RecordAssistantText(text string) *Verdict {
 			Fingerprint: fp, Message: repeatedTextMessage(streak)}
 	}
 	if within == nil || (across != nil && across.Action.strength() > within.Action.strength()) {
-		return across
+		return across, nil
 	}
-	return within
+	return within, nil
 }
 
 // ResetTextStreak forgets the cross-step text streak; tool streaks stay.

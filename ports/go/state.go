@@ -3,6 +3,8 @@ package doomloop
 import (
 	"math"
 	"strconv"
+
+	"doomloop.invalid/harness/jsvalue"
 )
 
 // MaxRestoredStreak caps a restored tool streak.
@@ -64,7 +66,7 @@ func (e *toolEntry) callStreaksImplied() bool {
 func entries(v any, visit func(name string, value any)) {
 	switch x := v.(type) {
 	case map[string]any:
-		for _, k := range sortedKeys(x) {
+		for _, k := range jsvalue.SortedKeys(x) {
 			visit(k, x[k])
 		}
 	case []any:
@@ -90,8 +92,9 @@ func streakRecord(v any) (map[string]any, string, float64, bool) {
 
 // Restore replaces the monitor's state from a persisted blob. It never
 // panics and never fails: a blob that is not an object leaves the state
-// exactly as it was (and Restore returns false); otherwise invalid parts
-// are skipped. The round declaration is run-local and is kept.
+// exactly as it was (Restore logs it, see WithWarn, and returns false);
+// otherwise invalid parts are skipped. The round declaration is run-local
+// and is kept.
 func (m *Monitor) Restore(blob any) (restored bool) {
 	defer func() {
 		if recover() != nil { // fail-open, whatever a hand-made blob holds
@@ -100,6 +103,7 @@ func (m *Monitor) Restore(blob any) (restored bool) {
 	}()
 	obj, ok := asObject(blob)
 	if !ok {
+		m.log(restoreLogMessage, nil)
 		return false
 	}
 	tools := map[string]*toolEntry{}
@@ -108,7 +112,7 @@ func (m *Monitor) Restore(blob any) (restored bool) {
 		if !ok {
 			return
 		}
-		tools[normalizeString(name)] = restoredEntry(record, fp, streak)
+		tools[jsvalue.Normalize(name)] = restoredEntry(record, fp, streak)
 	})
 	var text *textStreak
 	if _, fp, streak, ok := streakRecord(member(obj, "text")); ok {
@@ -132,7 +136,7 @@ func restoredEntry(record map[string]any, fp string, streak float64) *toolEntry 
 			}
 		}
 		if len(set) == len(list) {
-			sortUnits(set)
+			jsvalue.SortUnits(set)
 			roundSet = set
 		}
 	}

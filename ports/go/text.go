@@ -2,7 +2,10 @@ package doomloop
 
 import (
 	"math"
+	"math/big"
 	"strings"
+
+	"doomloop.invalid/harness/jsvalue"
 )
 
 // CodeUnitsPerWindowToken: only the last maxWindowTokens*64 UTF-16 code
@@ -31,22 +34,76 @@ func (t *TextRepetition) JSON() any {
 	}
 }
 
-// optionInt reads a numeric text option; absent, null or non-numeric
-// values take the default. (Only integers >= 1 are specified.)
-func optionInt(v any, def int) int {
-	f, ok := toNumber(v)
-	if !ok || math.IsNaN(f) {
-		return def
+// jsNumber is a numeric text option as the SDK uses it: a double, or a
+// bigint (which compares as its value but throws in arithmetic, Math.min
+// and Math.max).
+type jsNumber struct {
+	f   float64
+	big bool
+}
+
+// textNumber reads a numeric text option value: a number or a BigInt.
+func textNumber(v any) (jsNumber, bool) {
+	if b, ok := v.(BigInt); ok {
+		n, ok := new(big.Int).SetString(b.Digits, 10)
+		if !ok {
+			return jsNumber{}, false
+		}
+		f, _ := new(big.Float).SetInt(n).Float64()
+		return jsNumber{f: f, big: true}, true
 	}
-	const limit = 1 << 40
-	f = math.Floor(f)
-	if f > limit {
-		return limit
+	f, ok := jsvalue.Number(v)
+	return jsNumber{f: f}, ok
+}
+
+// numbers reads the four numeric options (maxPeriodTokens, minRepeats,
+// minCoveredTokens, maxWindowTokens), an absent one (nil or Undefined) at
+// its default; a value that is neither a number nor a BigInt is outside
+// the domain.
+func (t TextOptions) numbers() (out [4]jsNumber, err error) {
+	given, defaults := t.fields(), DefaultTextOptions.fields()
+	for i := range out {
+		v := *given[i+1]
+		if !present(v) {
+			v = *defaults[i+1]
+		}
+		n, ok := textNumber(v)
+		if !ok {
+			return out, &domainError{"text." + textOptionNames[i+1] + " must be a number"}
+		}
+		out[i] = n
 	}
-	if f < -limit {
-		return -limit
+	return out, nil
+}
+
+// arithmetic returns n as an operand of arithmetic or Math.min/Math.max,
+// where the SDK throws a TypeError for a bigint.
+func (n jsNumber) arithmetic() (float64, error) {
+	if n.big {
+		return 0, &typeError{"Cannot convert a BigInt value to a number"}
 	}
-	return int(f)
+	return n.f, nil
+}
+
+// sliceStart is where JS s.slice(k) starts for a sequence of length n:
+// k truncated toward zero (NaN counts as 0), a negative k counting from
+// the end, clamped to [0, n].
+func sliceStart(k float64, n int) int {
+	if math.IsNaN(k) {
+		return 0
+	}
+	k = math.Trunc(k)
+	if k < 0 {
+		k += float64(n)
+		if k < 0 {
+			return 0
+		}
+		return int(k)
+	}
+	if k > float64(n) {
+		return n
+	}
+	return int(k)
 }
 
 // NormalizeText turns every run of ECMAScript whitespace into one space and
@@ -56,7 +113,7 @@ func NormalizeText(text string) string {
 	b.Grow(len(text))
 	pendingSpace := false
 	for i := 0; i < len(text); {
-		r, n := decodePoint(text[i:])
+		r, n := jsvalue.DecodePoint(text[i:])
 		if isJSWhitespace(r) {
 			pendingSpace = true
 		} else {
@@ -76,7 +133,7 @@ func tokens(text string) []string {
 	var out []string
 	start := -1
 	for i := 0; i < len(text); {
-		r, n := decodePoint(text[i:])
+		r, n := jsvalue.DecodePoint(text[i:])
 		if isJSWhitespace(r) {
 			if start >= 0 {
 				out = append(out, text[start:i])
@@ -96,40 +153,60 @@ func tokens(text string) []string {
 // DetectTextRepetition finds the block of tokens repeated back to back at
 // the end of text that covers the most tokens (ties keep the shorter
 // block), or returns nil. Only the numeric fields of opts are used; absent
-// ones take their defaults.
-func DetectTextRepetition(text string, opts TextOptions) *TextRepetition {
-	maxPeriod := optionInt(opts.MaxPeriodTokens, 16)
-	minRepeats := optionInt(opts.MinRepeats, 4)
-	minCovered := optionInt(opts.MinCoveredTokens, 12)
-	maxWindow := optionInt(opts.MaxWindowTokens, 400)
+// ones take their defaults. The options are used as the SDK uses them, with
+// no sanitising (spec §10.3): the window cuts follow JS slice (a count
+// truncated toward zero, negative counting from the end, NaN as 0), and
+// the thresholds compare as doubles (NaN fails every comparison).
+//
+// It fails with an error wrapping ErrTypeError where the SDK throws: a
+// bigint maxWindowTokens, minCoveredTokens or (when the text has enough
+// tokens to reach it) maxPeriodTokens. An option value that is neither a
+// number nor a BigInt gives an error wrapping ErrOutsideDomain.
+func DetectTextRepetition(text string, opts TextOptions) (*TextRepetition, error) {
+	numbers, err := opts.numbers()
+	if err != nil {
+		return nil, err
+	}
+	maxPeriodOpt, minRepeats, minCoveredOpt, windowOpt := numbers[0], numbers[1], numbers[2], numbers[3]
 
-	budget := maxWindow * CodeUnitsPerWindowToken
-	if len(text) > budget || unitLength(text) > budget {
-		// len in bytes is never less than the length in code units.
-		if budget <= 0 {
-			text = ""
-		} else if units := toUnits(text); len(units) > budget {
-			text = fromUnits(units[len(units)-budget:])
+	window, err := windowOpt.arithmetic()
+	if err != nil {
+		return nil, err
+	}
+	budget := window * CodeUnitsPerWindowToken
+	if float64(len(text)) > budget { // bytes >= code units: a cheap first test
+		if length := jsvalue.UnitLength(text); float64(length) > budget {
+			units := jsvalue.ToUnits(text)
+			text = jsvalue.FromUnits(units[sliceStart(-budget, length):])
 		}
 	}
 	words := tokens(text)
-	if maxWindow > 0 && len(words) > maxWindow {
-		words = words[len(words)-maxWindow:]
-	}
+	words = words[sliceStart(-window, len(words)):]
 	count := len(words)
-	if count < max(minCovered, 2) {
-		return nil
+
+	minCovered, err := minCoveredOpt.arithmetic()
+	if err != nil {
+		return nil, err
 	}
+	if float64(count) < math.Max(minCovered, 2) {
+		return nil, nil
+	}
+	maxPeriodTokens, err := maxPeriodOpt.arithmetic()
+	if err != nil {
+		return nil, err
+	}
+	maxPeriod := math.Min(maxPeriodTokens, float64(count/2))
 	var best *TextRepetition
-	for period := 1; period <= min(maxPeriod, count/2); period++ {
+	for period := 1; float64(period) <= maxPeriod; period++ {
 		repeats := repeatsAtTail(words, period)
 		covered := repeats * period
-		if repeats >= minRepeats && covered >= minCovered && (best == nil || covered > best.CoveredTokens) {
+		if float64(repeats) >= minRepeats.f && float64(covered) >= minCovered &&
+			(best == nil || covered > best.CoveredTokens) {
 			best = &TextRepetition{Repeats: repeats, PeriodTokens: period, CoveredTokens: covered,
 				Sample: strings.Join(words[count-period:], " ")}
 		}
 	}
-	return best
+	return best, nil
 }
 
 func repeatsAtTail(words []string, period int) int {
@@ -145,4 +222,15 @@ func repeatsAtTail(words []string, period int) int {
 		repeats++
 	}
 	return repeats
+}
+
+// isJSWhitespace reports whether a code unit is in the ECMAScript
+// WhiteSpace or LineTerminator set (what JS \s and trim match).
+func isJSWhitespace(u rune) bool {
+	switch u {
+	case 0x09, 0x0A, 0x0B, 0x0C, 0x0D, 0x20, 0xA0, 0x1680,
+		0x2028, 0x2029, 0x202F, 0x205F, 0x3000, 0xFEFF:
+		return true
+	}
+	return u >= 0x2000 && u <= 0x200A
 }

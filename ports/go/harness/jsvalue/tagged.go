@@ -1,4 +1,4 @@
-package doomloop
+package jsvalue
 
 import (
 	"fmt"
@@ -116,10 +116,10 @@ func (d *tagDecoder) tag(x map[string]any, depth int) (any, error) {
 		}
 	case "bigint":
 		if s, ok := value.(string); ok {
-			n, ok := new(big.Int).SetString(strings.TrimSpace(s), 10)
-			if !ok {
-				return nil, fmt.Errorf("bad bigint %q", s)
+			if !isBigIntDigits(s) {
+				return nil, fmt.Errorf("bad bigint %q (digits must match -?[0-9]+)", s)
 			}
+			n, _ := new(big.Int).SetString(s, 10)
 			return BigInt{Digits: n.String()}, nil
 		}
 	case "symbol":
@@ -166,6 +166,20 @@ func (d *tagDecoder) tag(x map[string]any, depth int) (any, error) {
 	return nil, fmt.Errorf("unknown or malformed tagged value (%s=%v)", tagName, x[tagName])
 }
 
+// isBigIntDigits reports whether s matches -?[0-9]+.
+func isBigIntDigits(s string) bool {
+	s = strings.TrimPrefix(s, "-")
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
 // EncodeTagged turns a value of this package's model into tagged JSON that
 // AppendJSON can write: JS-only values become tags, cycles become refs.
 func EncodeTagged(v any) any {
@@ -174,7 +188,7 @@ func EncodeTagged(v any) any {
 }
 
 type tagEncoder struct {
-	stack []containerID
+	stack []ContainerID
 }
 
 func (e *tagEncoder) encode(v any) any {
@@ -196,7 +210,7 @@ func (e *tagEncoder) encode(v any) any {
 		}
 		return map[string]any{tagName: "function", "returns": e.encode(x.Returns)}
 	case []any, map[string]any:
-		id, tracked := containerOf(x)
+		id, tracked := Identity(x)
 		if tracked {
 			for i := len(e.stack) - 1; i >= 0; i-- {
 				if e.stack[i] == id {
@@ -223,7 +237,7 @@ func (e *tagEncoder) encode(v any) any {
 		}
 		return out
 	}
-	if f, ok := toNumber(v); ok {
+	if f, ok := Number(v); ok {
 		switch {
 		case math.IsNaN(f):
 			return map[string]any{tagName: "number", "value": "NaN"}
@@ -236,7 +250,7 @@ func (e *tagEncoder) encode(v any) any {
 		}
 		return f
 	}
-	if isFunctionValue(v) {
+	if IsFunction(v) {
 		return map[string]any{tagName: "function"}
 	}
 	return fmt.Sprintf("<unsupported %T>", v)

@@ -1,8 +1,9 @@
-package protocol
+package main
 
 import (
 	"testing"
 
+	"doomloop.invalid/harness"
 	doomloop "doomloop.invalid/ports/go"
 )
 
@@ -17,12 +18,13 @@ func FuzzHandleLine(f *testing.F) {
 		`{"id":4,"op":"recordToolCall","session":"s1","toolName":"read","keyMaterial":{"path":"a"},"round":0}`,
 		`{"id":5,"op":"detectTextRepetition","text":"a a a a a a a a a a a a","options":{"minRepeats":2}}`,
 		`{"id":6,"op":"resolveOption","option":{"text":{"minRepeats":null}}}`,
-		`[`, `{"id":1e400}`, `{"id":7,"op":"restore","session":"s1","state":{"$js":"object","value":{"$js":1}}}`,
+		`[`, `{"id":1e400}`, `{"id":-0,"op":"canonicalize","value":1}`, `{"id":9007199254740993,"op":"hello"}`,
+		`{"id":8,"op":"resolveOption","option":null}`, `{"id":7,"op":"restore","session":"s1","state":{"$js":"object","value":{"$js":1}}}`,
 	} {
 		f.Add([]byte(seed))
 	}
 	f.Fuzz(func(t *testing.T, line []byte) {
-		s := NewServer()
+		s := harness.NewServer(newPort())
 		s.HandleLine([]byte(`{"id":0,"op":"create","option":true}`))
 		out := s.HandleLine(line)
 		v, err := doomloop.ParseJSON(out)
@@ -39,7 +41,7 @@ func FuzzHandleLine(f *testing.F) {
 		if !hasID || hasResult == hasError {
 			t.Fatalf("malformed response %q", out)
 		}
-		if e, ok := r["error"].(map[string]any); ok && e["code"] == CodeInternal {
+		if e, ok := r["error"].(map[string]any); ok && e["code"] == harness.CodeInternal {
 			t.Fatalf("internal error for %q: %v", line, e["message"])
 		}
 	})

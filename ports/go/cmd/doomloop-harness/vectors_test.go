@@ -1,4 +1,4 @@
-package doomloop_test
+package main
 
 import (
 	"crypto/sha256"
@@ -11,12 +11,12 @@ import (
 	"strings"
 	"testing"
 
+	"doomloop.invalid/harness"
 	doomloop "doomloop.invalid/ports/go"
-	"doomloop.invalid/ports/go/internal/protocol"
 )
 
-// vectorRoot is the repository's vector directory, relative to this module.
-var vectorRoot = filepath.Join("..", "..", "vectors")
+// vectorRoot is the repository's vector directory, relative to this package.
+var vectorRoot = filepath.Join("..", "..", "..", "..", "vectors")
 
 func readJSON(t *testing.T, path string) (any, []byte) {
 	t.Helper()
@@ -41,7 +41,7 @@ func TestVectors(t *testing.T) {
 	}
 	manifest, _ := readJSON(t, manifestPath)
 	declared := map[string]bool{}
-	for _, f := range protocol.Features {
+	for _, f := range (newPort()).Features() {
 		declared[f] = true
 	}
 	files, _ := manifest.(map[string]any)["files"].([]any)
@@ -84,13 +84,13 @@ func TestVectors(t *testing.T) {
 }
 
 func replay(t *testing.T, vector map[string]any) {
-	server := protocol.NewServer()
+	server := harness.NewServer(newPort())
 	steps := vector["steps"].([]any)
 	session := ""
 	needsMonitor := false
 	for _, raw := range steps {
 		op := raw.(map[string]any)["op"].(string)
-		if op == "resume" || protocol.IsMonitorOp(op) {
+		if op == "resume" || harness.IsMonitorOp(op) {
 			needsMonitor = true
 		}
 	}
@@ -126,18 +126,24 @@ func replay(t *testing.T, vector map[string]any) {
 			req["session"] = session
 		}
 		result, opErr := server.Dispatch(sent, req)
+		result = doomloop.EncodeTagged(result) // as HandleLine writes it
 		expect := step["expect"].(map[string]any)
 		where := fmt.Sprintf("step %d (%s)", i, op)
 		if wantErr, ok := expect["error"]; ok {
-			if opErr == nil || opErr.Code != wantErr {
-				t.Fatalf("%s: want error %v, got result %v / error %v", where, wantErr, result, opErr)
+			// {"error": CODE, "message"?: M}: a canonicalization message is
+			// the SDK's text and is compared when the vector gives it (spec §9.3)
+			message, hasMessage := expect["message"]
+			if opErr == nil || opErr.Code != wantErr || (hasMessage && opErr.Message != message) {
+				t.Fatalf("%s: want error %v %v, got result %v / error %v", where, wantErr, message, result, opErr)
 			}
 			continue
 		}
 		if opErr != nil {
 			t.Fatalf("%s: unexpected error %v", where, opErr)
 		}
-		actual := roundTrip(t, normative(sent, result))
+		// every part is compared, warning messages and loop-key warnings
+		// included: the texts are the SDK's (spec §9.1, §9.2)
+		actual := roundTrip(t, result)
 		if diff := compare(expect["result"], actual, "$"); diff != "" {
 			t.Fatalf("%s: %s", where, diff)
 		}
@@ -164,51 +170,6 @@ func roundTrip(t *testing.T, v any) any {
 		t.Fatalf("re-reading %s: %v", text, err)
 	}
 	return back
-}
-
-// normative keeps the parts of a result a port must reproduce: warning
-// messages and loop-key warning texts are informative.
-func normative(op string, result any) any {
-	m, ok := result.(map[string]any)
-	if !ok {
-		return result
-	}
-	switch op {
-	case "resolveOption":
-		if list, ok := m["warnings"].([]any); ok {
-			stripped := make([]any, len(list))
-			for i, w := range list {
-				if wm, ok := w.(map[string]any); ok {
-					c := map[string]any{}
-					for k, v := range wm {
-						if k != "message" {
-							c[k] = v
-						}
-					}
-					stripped[i] = c
-				} else {
-					stripped[i] = w
-				}
-			}
-			out := map[string]any{}
-			for k, v := range m {
-				out[k] = v
-			}
-			out["warnings"] = stripped
-			return out
-		}
-	case "resolveLoopKey":
-		if w, ok := m["warning"]; ok {
-			out := map[string]any{}
-			for k, v := range m {
-				out[k] = v
-			}
-			s, isString := w.(string)
-			out["warning"] = isString && s != ""
-			return out
-		}
-	}
-	return result
 }
 
 // compare applies the vector comparison rule: numbers as doubles, strings

@@ -1,4 +1,4 @@
-package doomloop
+package jsvalue
 
 import (
 	"math"
@@ -6,11 +6,11 @@ import (
 	"strings"
 )
 
-// numberToString formats a finite double as ECMAScript Number::toString
+// FormatNumber formats a finite double as ECMAScript Number::toString
 // does. strconv supplies the shortest round-trip digits; the layout
 // (plain integer, fixed point, or exponent with explicit sign) follows the
 // ECMAScript rules, which differ from Go's 'g' format.
-func numberToString(f float64) string {
+func FormatNumber(f float64) string {
 	if f == 0 {
 		return "0" // both signs
 	}

@@ -1,4 +1,4 @@
-package doomloop
+package jsvalue
 
 import (
 	"slices"
@@ -13,9 +13,9 @@ import (
 
 const replacementChar = 0xFFFD
 
-// decodePoint decodes one code point (a surrogate code point included) at
+// DecodePoint decodes one code point (a surrogate code point included) at
 // the start of s and returns it with its byte length.
-func decodePoint(s string) (rune, int) {
+func DecodePoint(s string) (rune, int) {
 	c := s[0]
 	if c < utf8.RuneSelf {
 		return rune(c), 1
@@ -29,11 +29,11 @@ func decodePoint(s string) (rune, int) {
 
 func isSurrogate(r rune) bool { return r >= 0xD800 && r <= 0xDFFF }
 
-// toUnits returns the UTF-16 code units of s.
-func toUnits(s string) []uint16 {
+// ToUnits returns the UTF-16 code units of s.
+func ToUnits(s string) []uint16 {
 	units := make([]uint16, 0, len(s))
 	for i := 0; i < len(s); {
-		r, n := decodePoint(s[i:])
+		r, n := DecodePoint(s[i:])
 		i += n
 		if r >= 0x10000 {
 			r -= 0x10000
@@ -53,9 +53,9 @@ func appendPoint(b []byte, r rune) []byte {
 	return utf8.AppendRune(b, r)
 }
 
-// fromUnits builds the string of a code-unit sequence: pairs are joined,
+// FromUnits builds the string of a code-unit sequence: pairs are joined,
 // lone surrogates kept.
-func fromUnits(units []uint16) string {
+func FromUnits(units []uint16) string {
 	b := make([]byte, 0, len(units))
 	for i := 0; i < len(units); i++ {
 		u := rune(units[i])
@@ -69,20 +69,20 @@ func fromUnits(units []uint16) string {
 	return string(b)
 }
 
-// normalizeString brings s to the one canonical storage form of its
+// Normalize brings s to the one canonical storage form of its
 // code-unit sequence (only needed when s is not plain valid UTF-8).
-func normalizeString(s string) string {
+func Normalize(s string) string {
 	if utf8.ValidString(s) {
 		return s
 	}
-	return fromUnits(toUnits(s))
+	return FromUnits(ToUnits(s))
 }
 
-// unitLength is the length of s in UTF-16 code units.
-func unitLength(s string) int {
+// UnitLength is the length of s in UTF-16 code units.
+func UnitLength(s string) int {
 	n := 0
 	for i := 0; i < len(s); {
-		r, size := decodePoint(s[i:])
+		r, size := DecodePoint(s[i:])
 		i += size
 		if r >= 0x10000 {
 			n += 2
@@ -93,8 +93,8 @@ func unitLength(s string) int {
 	return n
 }
 
-// compareUnits orders two strings by their UTF-16 code units.
-func compareUnits(a, b string) int {
+// CompareUnits orders two strings by their UTF-16 code units.
+func CompareUnits(a, b string) int {
 	i, j := 0, 0
 	var pa, pb []uint16
 	var bufA, bufB [2]uint16
@@ -103,7 +103,7 @@ func compareUnits(a, b string) int {
 			if i >= len(a) {
 				break
 			}
-			r, n := decodePoint(a[i:])
+			r, n := DecodePoint(a[i:])
 			i += n
 			pa = encodeUnits(bufA[:0], r)
 		}
@@ -111,7 +111,7 @@ func compareUnits(a, b string) int {
 			if j >= len(b) {
 				return 1
 			}
-			r, n := decodePoint(b[j:])
+			r, n := DecodePoint(b[j:])
 			j += n
 			pb = encodeUnits(bufB[:0], r)
 		}
@@ -137,13 +137,13 @@ func encodeUnits(dst []uint16, r rune) []uint16 {
 	return append(dst, uint16(r))
 }
 
-// utf8Bytes encodes s as JS TextEncoder does: a lone surrogate becomes
+// EncodeUTF8 encodes s as JS TextEncoder does: a lone surrogate becomes
 // U+FFFD (EF BF BD).
-func utf8Bytes(s string) []byte {
+func EncodeUTF8(s string) []byte {
 	if utf8.ValidString(s) {
 		return []byte(s)
 	}
-	units := toUnits(s)
+	units := ToUnits(s)
 	b := make([]byte, 0, len(s))
 	for i := 0; i < len(units); i++ {
 		u := rune(units[i])
@@ -160,19 +160,8 @@ func utf8Bytes(s string) []byte {
 	return b
 }
 
-// isJSWhitespace reports whether a code unit is in the ECMAScript
-// WhiteSpace or LineTerminator set (what JS \s and trim match).
-func isJSWhitespace(u rune) bool {
-	switch u {
-	case 0x09, 0x0A, 0x0B, 0x0C, 0x0D, 0x20, 0xA0, 0x1680,
-		0x2028, 0x2029, 0x202F, 0x205F, 0x3000, 0xFEFF:
-		return true
-	}
-	return u >= 0x2000 && u <= 0x200A
-}
-
-// sortUnits sorts strings by UTF-16 code units (stable, so equal strings
+// SortUnits sorts strings by UTF-16 code units (stable, so equal strings
 // keep their relative order).
-func sortUnits(s []string) {
-	slices.SortStableFunc(s, compareUnits)
+func SortUnits(s []string) {
+	slices.SortStableFunc(s, CompareUnits)
 }

@@ -1,4 +1,4 @@
-package doomloop
+package jsvalue
 
 import (
 	"errors"
@@ -196,12 +196,12 @@ func (p *parser) str() (any, error) {
 			if plain {
 				return string(p.data[start : p.pos-1]), nil
 			}
-			return fromUnits(units), nil
+			return FromUnits(units), nil
 		case c < 0x20:
 			return nil, p.fail("control character in string")
 		case c == '\\':
 			if plain {
-				units = toUnits(string(p.data[start:p.pos]))
+				units = ToUnits(string(p.data[start:p.pos]))
 				plain = false
 			}
 			if p.pos+1 >= len(p.data) {
@@ -243,7 +243,7 @@ func (p *parser) str() (any, error) {
 		default:
 			r, n := utf8.DecodeRune(p.data[p.pos:])
 			if r == utf8.RuneError && n == 1 && plain {
-				units = toUnits(string(p.data[start:p.pos]))
+				units = ToUnits(string(p.data[start:p.pos]))
 				plain = false
 			}
 			if !plain {
@@ -317,7 +317,7 @@ func appendJSON(b []byte, v any, depth int) ([]byte, error) {
 	case bool:
 		return strconv.AppendBool(b, x), nil
 	case string:
-		return appendQuoted(b, x), nil
+		return AppendQuoted(b, x), nil
 	case []any:
 		b = append(b, '[')
 		for i, item := range x {
@@ -332,11 +332,11 @@ func appendJSON(b []byte, v any, depth int) ([]byte, error) {
 		return append(b, ']'), nil
 	case map[string]any:
 		b = append(b, '{')
-		for i, k := range sortedKeys(x) {
+		for i, k := range SortedKeys(x) {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = appendQuoted(b, k)
+			b = AppendQuoted(b, k)
 			b = append(b, ':')
 			var err error
 			if b, err = appendJSON(b, x[k], depth+1); err != nil {
@@ -345,37 +345,37 @@ func appendJSON(b []byte, v any, depth int) ([]byte, error) {
 		}
 		return append(b, '}'), nil
 	}
-	if f, ok := toNumber(v); ok {
+	if f, ok := Number(v); ok {
 		if math.IsNaN(f) || math.IsInf(f, 0) || (f == 0 && math.Signbit(f)) {
 			return nil, fmt.Errorf("%w: number %v", ErrNotJSON, f)
 		}
-		return append(b, numberToString(f)...), nil
+		return append(b, FormatNumber(f)...), nil
 	}
 	return nil, fmt.Errorf("%w: %T", ErrNotJSON, v)
 }
 
-// sortedKeys returns the names of m in UTF-16 code-unit order.
-func sortedKeys(m map[string]any) []string {
+// SortedKeys returns the names of m in UTF-16 code-unit order.
+func SortedKeys(m map[string]any) []string {
 	keys := make([]string, 0, len(m))
 	for k := range m {
 		keys = append(keys, k)
 	}
-	sort.Slice(keys, func(i, j int) bool { return compareUnits(keys[i], keys[j]) < 0 })
+	sort.Slice(keys, func(i, j int) bool { return CompareUnits(keys[i], keys[j]) < 0 })
 	return keys
 }
 
 const hexDigits = "0123456789abcdef"
 
-// appendQuoted writes s as a JSON string literal the way JS JSON.stringify
+// AppendQuoted writes s as a JSON string literal the way JS JSON.stringify
 // does: the short escapes, \u00xx for other control characters, \udxxx for
 // lone surrogates, everything else literal.
-func appendQuoted(b []byte, s string) []byte {
+func AppendQuoted(b []byte, s string) []byte {
 	b = append(b, '"')
 	valid := utf8.ValidString(s)
 	if !valid {
 		// Normalise first so that surrogate pairs stored as two
 		// three-byte halves are written as one character.
-		s = fromUnits(toUnits(s))
+		s = FromUnits(ToUnits(s))
 	}
 	for i := 0; i < len(s); {
 		c := s[i]
@@ -411,7 +411,7 @@ func appendQuoted(b []byte, s string) []byte {
 			i += n
 			continue
 		}
-		r, n := decodePoint(s[i:])
+		r, n := DecodePoint(s[i:])
 		i += n
 		if isSurrogate(r) {
 			b = append(b, '\\', 'u', hexDigits[r>>12&0xF], hexDigits[r>>8&0xF], hexDigits[r>>4&0xF], hexDigits[r&0xF])
@@ -422,19 +422,20 @@ func appendQuoted(b []byte, s string) []byte {
 	return append(b, '"')
 }
 
-// sameContainer is used by cycle detection over []any and map[string]any.
-func containerOf(v any) (containerID, bool) {
+// Identity returns the identity of an array or object for cycle detection
+// (ok is false for other values, a nil map and an empty slice).
+func Identity(v any) (ContainerID, bool) {
 	switch x := v.(type) {
 	case []any:
 		if len(x) == 0 {
-			return containerID{}, false
+			return ContainerID{}, false
 		}
 		return identityOf(reflect.ValueOf(x)), true
 	case map[string]any:
 		if x == nil {
-			return containerID{}, false
+			return ContainerID{}, false
 		}
 		return identityOf(reflect.ValueOf(x)), true
 	}
-	return containerID{}, false
+	return ContainerID{}, false
 }

@@ -1,0 +1,3 @@
+module doomloop.invalid/harness
+
+go 1.22

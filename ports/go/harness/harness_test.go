@@ -1,0 +1,158 @@
+package harness
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"doomloop.invalid/harness/jsvalue"
+)
+
+// bare implements only the handshake.
+type bare struct{ features []string }
+
+func (bare) Implementation() Implementation {
+	return Implementation{Name: "bare", Language: "go", Version: "0"}
+}
+func (b bare) Features() []string { return b.features }
+
+// ladderPort adds resolveLadderAction, echoing allowEscalate.
+type ladderPort struct {
+	bare
+	Codes
+}
+
+var errBoom = errors.New("boom")
+
+func (ladderPort) ResolveLadderAction(_ Ladder, streak float64, _, allowEscalate bool) (string, error) {
+	if streak < 0 {
+		return "", errBoom
+	}
+	if allowEscalate {
+		return "escalate", nil
+	}
+	return "", nil
+}
+
+func answers(t *testing.T, p Port, lines ...string) []map[string]any {
+	t.Helper()
+	var out, errs bytes.Buffer
+	if code := Run(p, strings.NewReader(strings.Join(lines, "\n")), &out, &errs); code != 0 {
+		t.Fatalf("exit %d: %s", code, errs.String())
+	}
+	var got []map[string]any
+	for _, line := range strings.Split(strings.TrimRight(out.String(), "\n"), "\n") {
+		v, err := jsvalue.ParseJSON([]byte(line))
+		if err != nil {
+			t.Fatalf("%q: %v", line, err)
+		}
+		got = append(got, v.(map[string]any))
+	}
+	return got
+}
+
+func codeOf(r map[string]any) any {
+	e, _ := r["error"].(map[string]any)
+	return e["code"]
+}
+
+func TestUnimplementedOperationsAreUnknown(t *testing.T) {
+	r := answers(t, bare{},
+		`{"id":0,"op":"hello","protocol":1}`,
+		`{"id":1,"op":"canonicalize","value":1}`,
+		`{"id":2,"op":"create","option":true}`,
+		`{"id":3,"op":"getState","session":"s1"}`,
+		`{"id":4,"op":"resolveOption"}`)
+	if f := r[0]["result"].(map[string]any)["features"]; len(f.([]any)) != 0 {
+		t.Errorf("features %v", f)
+	}
+	for _, resp := range r[1:] {
+		if codeOf(resp) != CodeUnknownOp {
+			t.Errorf("%v: want unknown-op", resp)
+		}
+	}
+}
+
+const ladder = `"ladder":{"observe":2,"steer":3,"escalate":4,"block":5,"stop":6},"allowBlock":true`
+
+func TestFlagsAndCodes(t *testing.T) {
+	lines := []string{
+		`{"id":1,"op":"resolveLadderAction",` + ladder + `,"streak":4,"allowEscalate":{"$js":"number","value":"NaN"}}`,
+		`{"id":2,"op":"resolveLadderAction",` + ladder + `,"streak":4,"allowEscalate":[]}`,
+		`{"id":3,"op":"resolveLadderAction",` + ladder + `,"streak":4}`,
+		`{"id":4,"op":"resolveLadderAction",` + ladder + `,"streak":-1}`,
+	}
+	// without js-coercion a non-boolean flag is outside the domain
+	plain := answers(t, ladderPort{Codes: Codes{errBoom: CodeTypeError}}, lines...)
+	// with it, JS ToBoolean: NaN is false, [] is true
+	coercing := answers(t, ladderPort{bare{[]string{"js-coercion"}}, nil}, lines...)
+	want := [][2]any{{CodeBadRequest, nil}, {CodeBadRequest, "escalate"}, {"escalate", "escalate"}, {CodeTypeError, CodeInternal}}
+	for i, w := range want {
+		for j, r := range []map[string]any{plain[i], coercing[i]} {
+			got := r["result"]
+			if c := codeOf(r); c != nil {
+				got = c
+			}
+			if got != w[j] {
+				t.Errorf("line %d, port %d: %v, want %v", i+1, j, r, w[j])
+			}
+		}
+	}
+}
+
+// TestExternalModule builds, outside the checkout, a module that imports
+// this package through a replace directive, as a port author's module
+// would, and checks that its binary passes the handshake.
+func TestExternalModule(t *testing.T) {
+	here, err := filepath.Abs(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	goMod := "module example.invalid/myport\n\ngo 1.22\n\nrequire doomloop.invalid/harness v0.0.0\n\n" +
+		"replace doomloop.invalid/harness => " + here + "\n"
+	mainGo := `package main
+
+import (
+	"os"
+
+	"doomloop.invalid/harness"
+)
+
+type port struct{}
+
+func (port) Implementation() harness.Implementation {
+	return harness.Implementation{Name: "my-port", Language: "go", Version: "0.0.1"}
+}
+
+func (port) Features() []string { return nil }
+
+func main() { os.Exit(harness.Serve(port{})) }
+`
+	for name, text := range map[string]string{"go.mod": goMod, "main.go": mainGo} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// go test puts its own GOROOT/bin first on the PATH of tests
+	build := exec.Command("go", "build", "-o", "myport", ".")
+	build.Dir = dir
+	build.Env = append(os.Environ(), "GOWORK=off", "GOPROXY=off", "GOFLAGS=-mod=mod")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	run := exec.Command(filepath.Join(dir, "myport"))
+	run.Stdin = strings.NewReader(`{"id":0,"op":"hello","protocol":1}` + "\n")
+	out, err := run.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"id":0,"result":{"features":[],"implementation":{"language":"go","name":"my-port","version":"0.0.1"},"protocol":1}}` + "\n"
+	if string(out) != want {
+		t.Fatalf("hello answered %q", out)
+	}
+}

@@ -1,0 +1,222 @@
+package harness
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"runtime/debug"
+	"slices"
+	"strconv"
+
+	"doomloop.invalid/harness/jsvalue"
+)
+
+// Version is the protocol version this package speaks.
+const Version = 1
+
+// maxSafeInteger is 2^53 - 1: a request id beyond it cannot be told apart
+// from its neighbours once read as a double.
+const maxSafeInteger = 1<<53 - 1
+
+// Serve runs the harness for port on the process's stdin, stdout and stderr
+// until stdin closes, and returns the exit status (0, or 1 when a stream
+// fails). Typical use: func main() { os.Exit(harness.Serve(myPort{})) }.
+func Serve(port Port) int {
+	return Run(port, os.Stdin, os.Stdout, os.Stderr)
+}
+
+// Run is Serve over the given streams. Every non-blank input line gets
+// exactly one response line, in order, flushed at once; bad input never
+// stops it. The port's logs (WarnFunc) go to stderr, one line each.
+func Run(port Port, stdin io.Reader, stdout, stderr io.Writer) int {
+	in := bufio.NewReaderSize(stdin, 1<<20)
+	out := bufio.NewWriterSize(stdout, 1<<16)
+	server := NewServer(port)
+	server.Log = stderr
+	for {
+		line, readErr := in.ReadBytes('\n')
+		if len(bytes.TrimSpace(line)) > 0 {
+			out.Write(server.HandleLine(bytes.TrimRight(line, "\r\n")))
+			out.WriteByte('\n')
+			if err := out.Flush(); err != nil {
+				fmt.Fprintf(stderr, "harness: writing a response: %v\n", err)
+				return 1
+			}
+		}
+		if readErr == io.EOF {
+			return 0
+		}
+		if readErr != nil {
+			fmt.Fprintf(stderr, "harness: reading a request: %v\n", readErr)
+			return 1
+		}
+	}
+}
+
+// Server holds the sessions of one harness process.
+type Server struct {
+	port     Port
+	sessions map[string]Monitor
+	next     int
+	// Log, when set, receives the port's logs (one line per WarnFunc call)
+	// and diagnostics (the stack of an internal error).
+	Log io.Writer
+}
+
+// NewServer returns a server for port with no sessions.
+func NewServer(port Port) *Server {
+	return &Server{port: port, sessions: map[string]Monitor{}}
+}
+
+// warn writes one log line, as console.warn would.
+func (s *Server) warn(message string, err error) {
+	if s.Log == nil {
+		return
+	}
+	if err != nil {
+		message += " " + err.Error()
+	}
+	fmt.Fprintln(s.Log, message)
+}
+
+func badRequest(format string, args ...any) *Error {
+	return &Error{Code: CodeBadRequest, Message: fmt.Sprintf(format, args...)}
+}
+
+// HandleLine answers one request line with one response line (no newline,
+// never empty). A panic inside an operation is an "internal" error.
+func (s *Server) HandleLine(line []byte) []byte {
+	var id any
+	result, opErr := func() (result any, opErr *Error) {
+		defer func() {
+			if p := recover(); p != nil {
+				opErr = &Error{Code: CodeInternal, Message: fmt.Sprintf("panic: %v", p)}
+				if s.Log != nil {
+					fmt.Fprintf(s.Log, "internal error: %v\n%s\n", p, debug.Stack())
+				}
+			}
+		}()
+		parsed, err := jsvalue.ParseJSON(line)
+		if err != nil {
+			return nil, badRequest("%v", err)
+		}
+		req, ok := parsed.(map[string]any)
+		if !ok {
+			return nil, badRequest("a request must be a JSON object")
+		}
+		raw, ok := req["id"].(float64)
+		if !ok || raw != math.Trunc(raw) || math.Abs(raw) > maxSafeInteger {
+			return nil, badRequest("member \"id\" must be an integer")
+		}
+		id = raw + 0 // -0 is the integer 0
+		op, ok := req["op"].(string)
+		if !ok {
+			return nil, badRequest("a request needs a string op")
+		}
+		return s.Dispatch(op, req)
+	}()
+	var response map[string]any
+	if opErr != nil {
+		response = map[string]any{"id": id, "error": map[string]any{"code": opErr.Code, "message": opErr.Message}}
+	} else {
+		response = map[string]any{"id": id, "result": jsvalue.EncodeTagged(result)}
+	}
+	out, err := jsvalue.AppendJSON(nil, response)
+	if err != nil {
+		out, err = jsvalue.AppendJSON(nil, map[string]any{"id": id,
+			"error": map[string]any{"code": CodeInternal, "message": "unencodable result: " + err.Error()}})
+	}
+	if err != nil || len(out) == 0 { // never an empty line
+		out = []byte(`{"id":null,"error":{"code":"internal","message":"unencodable response"}}`)
+	}
+	return out
+}
+
+// failure turns an error of the port into an error response.
+func (s *Server) failure(err error) *Error {
+	if coder, ok := s.port.(ErrorCoder); ok {
+		return &Error{Code: coder.ErrorCode(err), Message: err.Error()}
+	}
+	var e *Error
+	if errors.As(err, &e) {
+		return e
+	}
+	return &Error{Code: CodeInternal, Message: err.Error()}
+}
+
+// Dispatch runs one operation of an already parsed request; the result is
+// a wire value before tagging.
+func (s *Server) Dispatch(op string, req map[string]any) (any, *Error) {
+	switch op {
+	case "hello":
+		return s.hello(req)
+	case "close":
+		name, err := s.session(req)
+		if err != nil {
+			return nil, err
+		}
+		delete(s.sessions, name)
+		return nil, nil
+	}
+	if fn, ok := monitorOps[op]; ok {
+		if _, ok := s.port.(MonitorFactory); !ok {
+			return nil, unknownOp(op)
+		}
+		name, err := s.session(req)
+		if err != nil {
+			return nil, err
+		}
+		return fn(s, s.sessions[name], req)
+	}
+	if fn, ok := functionOps[op]; ok {
+		return fn(s, req)
+	}
+	return nil, unknownOp(op)
+}
+
+func unknownOp(op string) *Error {
+	return &Error{Code: CodeUnknownOp, Message: fmt.Sprintf("unknown op %q", op)}
+}
+
+// IsMonitorOp reports whether op needs a monitor (a session).
+func IsMonitorOp(op string) bool {
+	_, ok := monitorOps[op]
+	return ok
+}
+
+func (s *Server) hello(req map[string]any) (any, *Error) {
+	if v, ok := req["protocol"].(float64); !ok || v != Version {
+		return nil, &Error{Code: CodeUnsupportedProtocol,
+			Message: "this harness speaks protocol " + strconv.Itoa(Version) + " only"}
+	}
+	impl := s.port.Implementation()
+	features := []any{}
+	for _, f := range s.port.Features() {
+		features = append(features, f)
+	}
+	return map[string]any{
+		"protocol":       float64(Version),
+		"implementation": map[string]any{"name": impl.Name, "language": impl.Language, "version": impl.Version},
+		"features":       features,
+	}, nil
+}
+
+func (s *Server) session(req map[string]any) (string, *Error) {
+	name, ok := req["session"].(string)
+	if !ok {
+		return "", badRequest("member \"session\" must be a string")
+	}
+	if _, open := s.sessions[name]; !open {
+		return "", &Error{Code: CodeUnknownSession, Message: fmt.Sprintf("no open session %q", name)}
+	}
+	return name, nil
+}
+
+// declares reports whether the port declares a feature.
+func (s *Server) declares(feature string) bool {
+	return slices.Contains(s.port.Features(), feature)
+}
