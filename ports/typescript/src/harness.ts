@@ -21,7 +21,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 import { Dispatcher, type DoomLoopModule, type Json, type Response } from './protocol.js';
-import { FEATURES } from './wire.js';
+import { JS_MODULE_FEATURES } from './wire.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 
@@ -107,7 +107,7 @@ async function main(): Promise<void> {
 
   const dispatcher = new Dispatcher(mod, {
     implementation: { name: 'doomloop-kit-typescript-port', language: 'typescript', version: packageVersion() },
-    features: FEATURES.filter((feature) => !args.without.has(feature)),
+    features: JS_MODULE_FEATURES.filter((feature) => !args.without.has(feature)),
     log,
   });
 

@@ -57,7 +57,9 @@ describe('harness process', () => {
     assert.equal(result.protocol, 1);
     assert.equal(result.implementation.name, 'doomloop-kit-typescript-port');
     assert.equal(result.implementation.language, 'typescript');
-    assert.ok(result.features.includes('json-own-members'));
+    assert.ok(result.features.includes('js-inherited-members'));
+    assert.ok(result.features.includes('js-coercion'));
+    assert.ok(!result.features.includes('json-own-members'));
     assert.equal((first?.result as { streak: number }).streak, 1);
     assert.equal(((second?.result as { verdict: { action: string } }).verdict).action, 'observe');
     assert.equal(closed?.result, null);
@@ -69,10 +71,10 @@ describe('harness process', () => {
     assert.equal((badVersion?.error as { code: string }).code, 'unsupported-protocol');
   });
 
-  it('can drop a feature from the handshake (for the SDK build)', async () => {
-    const { out } = await converse(['{"id":0,"op":"hello","protocol":1}'], ['--without-feature', 'json-own-members']);
+  it('can drop a feature from the handshake', async () => {
+    const { out } = await converse(['{"id":0,"op":"hello","protocol":1}'], ['--without-feature', 'js-coercion']);
     const features = ((out[0] as { result: { features: string[] } }).result).features;
-    assert.ok(!features.includes('json-own-members'));
+    assert.ok(!features.includes('js-coercion'));
     assert.ok(features.includes('undefined'));
   });
 
