@@ -7,8 +7,8 @@
  * The doom-loop module under test is `--module PATH`, else the environment
  * variable DOOMLOOP_TS_MODULE, else this port's compiled `doom-loop.js` next to
  * this file. Only the module's public API is used, so the SDK's own build can
- * be tested with the same harness (pass `--without-feature json-own-members`
- * for an implementation that tests presence with JS `in`).
+ * be tested with the same harness and the same features (both test field-list
+ * presence with JS `in`: `js-inherited-members`).
  *
  * Every non-blank input line gets exactly one output line, in order. Bad
  * input never crashes the process; stderr is free-form logging. End of stdin

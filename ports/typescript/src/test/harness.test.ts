@@ -78,6 +78,37 @@ describe('harness process', () => {
     assert.ok(features.includes('undefined'));
   });
 
+  it('answers the protocol edges of issue 11 (D3, D10, D11)', async () => {
+    const deep = `${'['.repeat(5000)}0${']'.repeat(5000)}`;
+    const { out, code } = await converse([
+      '{"id":0,"op":"canonicalize","value":1}',
+      '{"id":-0,"op":"canonicalize","value":2}',
+      '{"id":1.0,"op":"canonicalize","value":3}',
+      '{"id":9007199254740993,"op":"canonicalize","value":4}',
+      '{"id":5,"op":"canonicalize","value":{"$js":"bigint","value":"+1"}}',
+      `{"id":6,"op":"canonicalize","value":${deep}}`,
+      '{"id":7,"op":"resolveOption","option":null}',
+      '{"id":8,"op":"create","option":{"text":null}}',
+      '{"id":9,"op":"detectTextRepetition","text":"a a","options":{"maxWindowTokens":{"$js":"bigint","value":"4"}}}',
+      '{"id":10,"op":"resolveLadderAction","ladder":{"observe":2.5,"steer":false,"escalate":false,"block":3,"stop":6},"streak":3,"allowBlock":true}',
+      '{"id":11,"op":"resolveOption","option":{"ladder":{"observe":3,"block":3}}}',
+    ]);
+    assert.equal(code, 0);
+    const answers = out as { id: unknown; result?: unknown; error?: { code: string; message: string } }[];
+    assert.deepEqual(answers.slice(0, 3).map(({ id, result }) => [id, result]), [[0, '1'], [0, '2'], [1, '3']]);
+    assert.deepEqual([answers[3]?.id, answers[3]?.error?.code], [null, 'bad-request']);
+    assert.equal(answers[4]?.error?.code, 'bad-request');
+    assert.deepEqual(answers[5]?.error, { code: 'canonicalization', message: 'Cannot canonicalize key material nested deeper than 64 levels for doom-loop fingerprinting' });
+    assert.deepEqual(answers.slice(6, 9).map((answer) => answer.error?.code), ['type-error', 'type-error', 'type-error']);
+    assert.equal(answers[9]?.error?.code, 'bad-request');
+    assert.deepEqual((answers[10]?.result as { warnings: unknown }).warnings, [{
+      code: 'dead-rung',
+      rung: 'observe',
+      shadowedBy: 'block',
+      message: '[DoomLoop] ladder rung "observe" (3) can never fire: stronger rung "block" (3) already wins at that streak (strongest crossed rung is applied).',
+    }]);
+  });
+
   it('loads the module named by --module', async () => {
     const { out } = await converse(['{"id":0,"op":"fingerprintKeyMaterial","keyMaterial":"I am stuck."}'], ['--module', resolve(PACKAGE_ROOT, 'dist', 'doom-loop.js')]);
     assert.equal((out[0] as { result: string }).result, '37c38ab53f4c3570d8baf87392cb035ef8b2ad98ca1c1e083ea84184173911aa');
