@@ -811,6 +811,16 @@ function sameList(a: readonly string[], b: readonly string[]): boolean {
   return true;
 }
 
+/**
+ * The memo of one key-material object (MON-08): the first tool name it was
+ * fingerprinted for, inline (the usual case), and any other tool names.
+ */
+interface MemoEntry {
+  toolName: string;
+  fingerprint: string;
+  others: Map<string, string> | undefined;
+}
+
 /** A valid `{fingerprint: string, streak: finite number}` record, or undefined. */
 function streakRecord(value: unknown): TextStreak | undefined {
   if (!isPlainObject(value)) return undefined;
@@ -837,7 +847,7 @@ export class DoomLoopMonitor {
    * first fingerprint computed for the very same object, even after it was
    * mutated; restore does not clear it. Primitives and null are not memoised.
    */
-  private readonly fingerprints = new WeakMap<object, Map<string, string>>();
+  private readonly fingerprints = new WeakMap<object, MemoEntry>();
 
   constructor(config: ResolvedDoomLoopConfig, initialState?: unknown) {
     this.config = config;
@@ -847,15 +857,13 @@ export class DoomLoopMonitor {
   /** The call fingerprint of MON-08, through the per-object memo. Throws like canonicalizeKeyMaterial. */
   private fingerprintCall(toolName: string, keyMaterial: unknown): string {
     if (typeof keyMaterial !== 'object' || keyMaterial === null) return toolCallFingerprint(toolName, keyMaterial);
-    let byTool = this.fingerprints.get(keyMaterial);
-    const known = byTool?.get(toolName);
+    const entry = this.fingerprints.get(keyMaterial);
+    if (entry?.toolName === toolName) return entry.fingerprint;
+    const known = entry?.others?.get(toolName);
     if (known !== undefined) return known;
     const fingerprint = toolCallFingerprint(toolName, keyMaterial);
-    if (byTool === undefined) {
-      byTool = new Map<string, string>();
-      this.fingerprints.set(keyMaterial, byTool);
-    }
-    byTool.set(toolName, fingerprint);
+    if (entry === undefined) this.fingerprints.set(keyMaterial, { toolName, fingerprint, others: undefined });
+    else (entry.others ??= new Map<string, string>()).set(toolName, fingerprint);
     return fingerprint;
   }
 
