@@ -40,6 +40,33 @@ export interface DispatcherOptions {
 
 export const PROTOCOL_VERSION = 1;
 
+/** The exports the harness calls (the SDK module's public API). */
+export const REQUIRED_EXPORTS: readonly string[] = [
+  'resolveDoomLoopOption',
+  'resolveLoopKeyMaterial',
+  'canonicalizeKeyMaterial',
+  'fingerprintKeyMaterial',
+  'fingerprintToolCall',
+  'detectTextRepetition',
+  'resolveLadderAction',
+  'DoomLoopMonitor',
+];
+
+/**
+ * The module's doom-loop API, or an error naming what is missing. A CommonJS
+ * module imported from ESM may carry its exports on `default`.
+ */
+export function asDoomLoopModule(candidate: unknown, name = 'the module'): DoomLoopModule {
+  const missing = (value: unknown): string[] =>
+    REQUIRED_EXPORTS.filter((exported) => typeof (value as Record<string, unknown> | null)?.[exported] !== 'function');
+  if (typeof candidate !== 'object' || candidate === null) throw new Error(`${name} is not a module namespace`);
+  if (missing(candidate).length === 0) return candidate as DoomLoopModule;
+  const fallback = (candidate as { default?: unknown }).default;
+  if (missing(fallback).length === 0) return fallback as DoomLoopModule;
+  throw new Error(`${name} does not export ${missing(candidate).join(', ')} (the doom-loop API of @openrouter/agent 0.9.0)`);
+}
+
+
 /** An operation that ends in an error response. */
 export class OpError extends Error {
   readonly code: string;

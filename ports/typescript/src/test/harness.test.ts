@@ -5,9 +5,13 @@
  */
 
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { resolve } from 'node:path';
+import { PassThrough } from 'node:stream';
 import { describe, it } from 'node:test';
+
+import * as port from '../doom-loop.js';
+import { serve } from '../serve.js';
 
 import { PACKAGE_ROOT } from './support.js';
 
@@ -112,5 +116,52 @@ describe('harness process', () => {
   it('loads the module named by --module', async () => {
     const { out } = await converse(['{"id":0,"op":"fingerprintKeyMaterial","keyMaterial":"I am stuck."}'], ['--module', resolve(PACKAGE_ROOT, 'dist', 'doom-loop.js')]);
     assert.equal((out[0] as { result: string }).result, '37c38ab53f4c3570d8baf87392cb035ef8b2ad98ca1c1e083ea84184173911aa');
+  });
+});
+
+describe('serve (the package export)', () => {
+  it('answers each request line on the output and sends module logs to the log', async () => {
+    const input = new PassThrough();
+    const output = new PassThrough();
+    const logged: string[] = [];
+    let written = '';
+    output.setEncoding('utf8');
+    output.on('data', (chunk: string) => {
+      written += chunk;
+    });
+    const noisy = { ...port, canonicalizeKeyMaterial: (value: unknown): string => {
+      console.log('noise');
+      return port.canonicalizeKeyMaterial(value);
+    } };
+    const originalLog = console.log;
+    const served = serve(noisy, { input, output, log: (line) => logged.push(line), implementation: { name: 'in-process' }, withoutFeatures: ['bigint'] });
+    input.end('{"id":1,"op":"hello","protocol":1}\n\n{"id":2,"op":"canonicalize","value":[1]}\nnot json\n');
+    await served;
+    const lines = written.trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+    assert.equal(lines.length, 3);
+    const hello = lines[0]?.result as { implementation: { name: string; language: string; version: string }; features: string[] };
+    assert.deepEqual(hello.implementation, { name: 'in-process', language: 'typescript', version: '0.0.0' });
+    assert.ok(!hello.features.includes('bigint') && hello.features.includes('js-coercion'));
+    assert.equal(lines[1]?.result, '[1]');
+    assert.deepEqual([lines[2]?.id, (lines[2]?.error as { code: string }).code], [null, 'bad-request']);
+    assert.deepEqual(logged, ['log: noise']);
+    assert.equal(console.log, originalLog); // restored once the input ended
+  });
+
+  it('refuses a module without the doom-loop API, naming what is missing', async () => {
+    await assert.rejects(serve({ resolveDoomLoopOption: () => null }), /does not export resolveLoopKeyMaterial, canonicalizeKeyMaterial/);
+  });
+});
+
+describe('the bin', () => {
+  it('--help prints the usage; a bad argument or module ends with status 2', async () => {
+    const help = spawnSync(process.execPath, [HARNESS, '--help'], { encoding: 'utf8' });
+    assert.equal(help.status, 0);
+    assert.match(help.stdout, /^usage: doomloop-kit-harness/);
+    for (const args of [['--nope'], ['--module'], ['--module', resolve(PACKAGE_ROOT, 'package.json')], ['--module', 'no-such-package-anywhere']]) {
+      const result = spawnSync(process.execPath, [HARNESS, ...args], { encoding: 'utf8', input: '{"id":1,"op":"hello","protocol":1}\n' });
+      assert.equal(result.status, 2, args.join(' '));
+      assert.equal(result.stdout, '', args.join(' '));
+    }
   });
 });
