@@ -106,7 +106,7 @@ export type DoomLoopOption = boolean | DoomLoopConfig;
 export interface DoomLoopStreak {
   fingerprint: string;
   streak: number;
-  /** The last round's fingerprint set, when it had more than one member (STATE-xx). */
+  /** The last round's fingerprint set, when it had more than one member (STATE-04). */
   roundFingerprints?: readonly string[];
   /** Per-call streaks of the last round, when they say more than the round does. */
   callStreaks?: Record<string, number>;
@@ -183,7 +183,7 @@ const DEFAULT_TEXT_OPTIONS: Readonly<Required<DoomLoopTextOptions>> = Object.fre
 /** Code units of text examined per window token (TXT-02). */
 const CODE_UNITS_PER_WINDOW_TOKEN = 64;
 
-/** A restored tool streak is clamped into [1, MAX_RESTORED_STREAK] (STATE-xx). */
+/** A restored tool streak is clamped into [1, MAX_RESTORED_STREAK] (STATE-21). */
 const MAX_RESTORED_STREAK = 1_000_000;
 
 type Rung = keyof Required<DoomLoopLadder>;
@@ -200,7 +200,8 @@ const ACTION_STRENGTH: Readonly<Record<DoomLoopAction, number>> = {
 };
 
 // ---------------------------------------------------------------------------
-// Observable texts (CFG-26 … CFG-32, KEY-15, CAN-31, MON-57): the SDK's, byte for byte
+// Observable texts (brief §9): the SDK's, byte for byte (CFG-29 … CFG-32,
+// KEY-07 … KEY-12, CAN-05, CAN-14, CAN-16, CAN-19, MON-08, STATE-13)
 // ---------------------------------------------------------------------------
 
 const WARNING_BLOCK_WITHOUT_STOP =
@@ -279,7 +280,7 @@ function isFiniteNumber(value: unknown): value is number {
   return typeof value === 'number' && Number.isFinite(value);
 }
 
-/** The members of an object, or of an array by index name; nothing else (STATE-xx). */
+/** The members of an object, or of an array by index name; nothing else (STATE-16). */
 function jsEntries(value: unknown): [string, unknown][] {
   if (Array.isArray(value)) return value.map((item, index) => [String(index), item]);
   if (isPlainObject(value)) return Object.keys(value).map((key) => [key, value[key]]);
@@ -854,7 +855,7 @@ export class DoomLoopMonitor {
     if (initialState !== undefined) this.restore(initialState); // MON-06
   }
 
-  /** The call fingerprint of MON-08, through the per-object memo. Throws like canonicalizeKeyMaterial. */
+  /** The call fingerprint of MON-08 and MON-15, through the per-object memo. Throws like canonicalizeKeyMaterial. */
   private fingerprintCall(toolName: string, keyMaterial: unknown): string {
     if (typeof keyMaterial !== 'object' || keyMaterial === null) return toolCallFingerprint(toolName, keyMaterial);
     const entry = this.fingerprints.get(keyMaterial);
@@ -881,7 +882,7 @@ export class DoomLoopMonitor {
       try {
         fingerprint = this.fingerprintCall(call.toolName, call.keyMaterial); // MON-08
       } catch (error) {
-        console.warn(declareRoundLog(call.toolName, round), error); // MON-57
+        console.warn(declareRoundLog(call.toolName, round), error); // MON-08
         continue;
       }
       let members = grouped.get(call.toolName);
@@ -943,7 +944,7 @@ export class DoomLoopMonitor {
    */
   restore(state: unknown): void {
     if (!isPlainObject(state)) {
-      console.warn(RESTORE_LOG); // STATE-xx
+      console.warn(RESTORE_LOG); // STATE-13
       return;
     }
     const tools = new Map<string, ToolEntry>();
