@@ -11,7 +11,7 @@ import { PassThrough } from 'node:stream';
 import { describe, it } from 'node:test';
 
 import * as port from '../doom-loop.js';
-import { serve } from '../serve.js';
+import { asDoomLoopModule, serve } from '../serve.js';
 
 import { PACKAGE_ROOT } from './support.js';
 
@@ -146,6 +146,11 @@ describe('serve (the package export)', () => {
     assert.deepEqual([lines[2]?.id, (lines[2]?.error as { code: string }).code], [null, 'bad-request']);
     assert.deepEqual(logged, ['log: noise']);
     assert.equal(console.log, originalLog); // restored once the input ended
+  });
+
+  it('takes a CommonJS module whose exports are on default', () => {
+    assert.equal(asDoomLoopModule({ default: port }), port);
+    assert.throws(() => asDoomLoopModule(null), /not a module namespace/);
   });
 
   it('refuses a module without the doom-loop API, naming what is missing', async () => {
