@@ -17,7 +17,7 @@ import { performance } from 'node:perf_hooks';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 
-import { DoomLoopMonitor, resolveDoomLoopOption } from 'doomloop-kit-typescript-port';
+import { DoomLoopMonitor, resolveDoomLoopOption } from 'doomloop-kit-harness/doom-loop';
 
 const WIDTHS = [10, 100, 1000, 10_000, 20_000] as const;
 const RUNS = 7;
@@ -56,14 +56,18 @@ function median(values: number[]): number {
 
 async function measure(width: number): Promise<{ record: number; recordWall: number; declare: number; rounds: number }> {
   const rounds = Math.max(MIN_ROUNDS, Math.ceil(CALLS_PER_RUN / width));
-  const keys = Array.from({ length: width }, (_, index) => ({ path: `/data/file-${index}.txt` }));
-  const calls = keys.map((keyMaterial) => ({ toolName: 'read', keyMaterial }));
+  const paths = Array.from({ length: width }, (_, index) => `/data/file-${index}.txt`);
   const monitor = new DoomLoopMonitor(resolveDoomLoopOption({ ladder: { stop: false } }));
   let recordMs = 0;
   let recordWallMs = 0;
   let declareMs = 0;
   let verdicts = 0;
   for (let round = 0; round < rounds; round += 1) {
+    // Fresh argument objects every round, as an engine parses them from each
+    // model response: declareRound fingerprints them, and recordToolCall
+    // finds those fingerprints in the monitor's per-object memo (MON-08).
+    const keys = paths.map((path) => ({ path }));
+    const calls = keys.map((keyMaterial) => ({ toolName: 'read', keyMaterial }));
     const declared = cpuMs();
     await monitor.declareRound(round, calls);
     const started = cpuMs();

@@ -8,11 +8,23 @@
  * spec paragraph a piece of code implements.
  *
  * Internals worth knowing:
+ * - the module behaves as the SDK does at every edge of its input domain
+ *   (spec §10 of the brief, issue 11): options are read with plain JS
+ *   property access and JS operators, so null members, coercion of
+ *   non-number options, slice semantics and double-precision counters come
+ *   out exactly as in the SDK, and a `null` option, `text` or `escalation`
+ *   throws the same `TypeError`;
+ * - field-list presence is JS `in` (inherited names included), and the key
+ *   material built from a field list has a null prototype (KEY-09);
+ * - every text a caller can observe (warnings, errors, logs, verdict
+ *   messages) is the SDK's, byte for byte, and `console.warn` is called with
+ *   the SDK's arguments;
  * - every map keyed by a caller-chosen string (tool names, fingerprints from a
  *   restored blob) is a `Map`, so names such as `__proto__` are ordinary keys
  *   (MON-02); objects handed back to callers are built with
  *   `Object.defineProperty`, so such names become ordinary own members;
- * - "present" always means an own member (DATA-18), never JS `in`;
+ * - a monitor memoises call fingerprints per key-material object and tool
+ *   name for its lifetime (MON-08);
  * - recording the W calls of one declared round costs O(W): hash sets for
  *   membership, the prior-round comparison cached per tool and round,
  *   per-call counts updated in place (MON-55, MON-56).
@@ -94,7 +106,7 @@ export type DoomLoopOption = boolean | DoomLoopConfig;
 export interface DoomLoopStreak {
   fingerprint: string;
   streak: number;
-  /** The last round's fingerprint set, when it had more than one member (STATE-xx). */
+  /** The last round's fingerprint set, when it had more than one member (STATE-04). */
   roundFingerprints?: readonly string[];
   /** Per-call streaks of the last round, when they say more than the round does. */
   callStreaks?: Record<string, number>;
@@ -171,7 +183,7 @@ const DEFAULT_TEXT_OPTIONS: Readonly<Required<DoomLoopTextOptions>> = Object.fre
 /** Code units of text examined per window token (TXT-02). */
 const CODE_UNITS_PER_WINDOW_TOKEN = 64;
 
-/** A restored tool streak is clamped into [1, MAX_RESTORED_STREAK] (STATE-xx). */
+/** A restored tool streak is clamped into [1, MAX_RESTORED_STREAK] (STATE-21). */
 const MAX_RESTORED_STREAK = 1_000_000;
 
 type Rung = keyof Required<DoomLoopLadder>;
@@ -188,21 +200,70 @@ const ACTION_STRENGTH: Readonly<Record<DoomLoopAction, number>> = {
 };
 
 // ---------------------------------------------------------------------------
-// Small helpers over the JSON data model
+// Observable texts (brief §9): the SDK's, byte for byte (CFG-29 … CFG-32,
+// KEY-07 … KEY-12, CAN-05, CAN-14, CAN-16, CAN-19, MON-08, STATE-13)
 // ---------------------------------------------------------------------------
 
-const hasOwn = (target: object, name: string): boolean =>
-  Object.prototype.hasOwnProperty.call(target, name);
+const WARNING_BLOCK_WITHOUT_STOP =
+  '[DoomLoop] ladder has block enabled with stop disabled: a model that keeps re-issuing a blocked call loops indefinitely (each blocked round still costs a model request). Bound the run with stopWhen, or enable the stop rung.';
+
+function deadRungWarning(rung: Rung, threshold: number, stronger: Rung, strongerThreshold: number): string {
+  return `[DoomLoop] ladder rung "${rung}" (${String(threshold)}) can never fire: stronger rung "${stronger}" (${String(strongerThreshold)}) already wins at that streak (strongest crossed rung is applied).`;
+}
+
+const WARNING_ESCALATION_UNUSED =
+  '[DoomLoop] escalation config provided but the escalate ladder rung is disabled; set ladder.escalate to a streak threshold for recovery to trigger.';
+
+const WARNING_ESCALATION_UNCONFIGURED =
+  '[DoomLoop] ladder.escalate is enabled but no escalation config (model/advisor) was provided; the rung is skipped and verdicts fall through to weaker rungs.';
+
+const LOOP_KEY_EMPTY_LIST =
+  'loopKey is an empty field list, which would give every call to this tool the same identity; falling back to full arguments. Use `false` to exempt the tool.';
+
+function loopKeyFieldsAbsent(names: readonly string[]): string {
+  return `loopKey fields [${names.join(', ')}] are all absent from the arguments, which would give every call the same identity; falling back to full arguments.`;
+}
+
+function loopKeyThrew(reason: string): string {
+  return `loopKey threw (${reason}); falling back to full arguments`;
+}
+
+const LOOP_KEY_RETURNED_UNDEFINED =
+  'loopKey returned undefined; falling back to full arguments. Return null to exempt a call, or a value to use as identity.';
+
+function loopKeyUnsupported(type: string): string {
+  return `loopKey has unsupported shape (${type}); falling back to full arguments`;
+}
+
+const CANONICAL_TOO_DEEP = `Cannot canonicalize key material nested deeper than ${String(MAX_CANONICALIZE_DEPTH)} levels for doom-loop fingerprinting`;
+const CANONICAL_NON_FINITE =
+  'Cannot canonicalize non-finite number (NaN/Infinity) for doom-loop fingerprinting: RFC 8785 has no representation';
+const CANONICAL_BIGINT =
+  'Cannot canonicalize bigint for doom-loop fingerprinting: RFC 8785 has no representation (convert to string or number in loopKey)';
+const CANONICAL_CIRCULAR = 'Cannot canonicalize circular key material for doom-loop fingerprinting';
+
+function declareRoundLog(toolName: string, round: number): string {
+  return `[DoomLoop] could not fingerprint a "${toolName}" call while declaring round ${String(round)}; excluding it from the round set:`;
+}
+
+const RESTORE_LOG = '[DoomLoop] Ignoring invalid persisted doom-loop state';
+
+// ---------------------------------------------------------------------------
+// Small helpers over JS values
+// ---------------------------------------------------------------------------
+
+/**
+ * `target[name]` with JS property access: inherited names resolve, a
+ * primitive is boxed, and `null`/`undefined` throw the JS `TypeError`
+ * (CFG-02): the SDK reads its options exactly this way.
+ */
+function read(target: unknown, name: string): unknown {
+  return (target as Record<string, unknown>)[name];
+}
 
 /** A non-null, non-array object (the spec's "object"). */
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-/** The value of an own member, or `undefined` when there is none (DATA-18). */
-function ownMember(target: unknown, name: string): unknown {
-  if (typeof target !== 'object' || target === null) return undefined;
-  return hasOwn(target, name) ? (target as Record<string, unknown>)[name] : undefined;
 }
 
 /** Give `target` an ordinary own member `name` (safe for `__proto__`). */
@@ -219,7 +280,7 @@ function isFiniteNumber(value: unknown): value is number {
   return typeof value === 'number' && Number.isFinite(value);
 }
 
-/** The members of an object, or of an array by index name; nothing else (STATE-xx). */
+/** The members of an object, or of an array by index name; nothing else (STATE-16). */
 function jsEntries(value: unknown): [string, unknown][] {
   if (Array.isArray(value)) return value.map((item, index) => [String(index), item]);
   if (isPlainObject(value)) return Object.keys(value).map((key) => [key, value[key]]);
@@ -229,11 +290,6 @@ function jsEntries(value: unknown): [string, unknown][] {
 /** Code-unit order of strings (DATA-04). */
 function compareCodeUnits(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
-}
-
-function warn(message: string, detail?: Record<string, string>): void {
-  if (detail === undefined) console.warn(message);
-  else console.warn(message, detail);
 }
 
 // ---------------------------------------------------------------------------
@@ -247,24 +303,26 @@ function sanitiseThreshold(given: unknown, fallback: number | false): number | f
   return fallback;
 }
 
+/** `ladder` absent, null or not an object gives the defaults (CFG-07). */
 function resolveLadder(given: unknown): Required<DoomLoopLadder> {
-  const members = isPlainObject(given) ? given : undefined;
   const ladder = { ...DEFAULT_DOOM_LOOP_LADDER };
-  if (members === undefined) return ladder; // CFG-07
+  if (given === undefined || given === null) return ladder;
   for (const rung of RUNGS) {
-    ladder[rung] = sanitiseThreshold(ownMember(members, rung), DEFAULT_DOOM_LOOP_LADDER[rung]);
+    ladder[rung] = sanitiseThreshold(read(given, rung), DEFAULT_DOOM_LOOP_LADDER[rung]);
   }
   return ladder;
 }
 
+/**
+ * Text options (CFG-14 … CFG-16): `false` disables, absent or `true` gives the
+ * defaults, anything else is read member by member with `??` and taken as
+ * given (no sanitising, no coercion here). `null` throws the JS TypeError.
+ */
 function resolveTextOptions(given: unknown): Required<DoomLoopTextOptions> {
-  if (given === false) return { ...DEFAULT_TEXT_OPTIONS, enabled: false }; // CFG-14
-  if (!isPlainObject(given)) return { ...DEFAULT_TEXT_OPTIONS }; // CFG-15
-  // CFG-16: a member present and not null is taken as given, unchecked.
-  const pick = <K extends keyof DoomLoopTextOptions>(name: K): Required<DoomLoopTextOptions>[K] => {
-    const value = ownMember(given, name);
-    return (value ?? DEFAULT_TEXT_OPTIONS[name]) as Required<DoomLoopTextOptions>[K];
-  };
+  if (given === false) return { ...DEFAULT_TEXT_OPTIONS, enabled: false };
+  if (given === undefined || given === true) return { ...DEFAULT_TEXT_OPTIONS };
+  const pick = <K extends keyof DoomLoopTextOptions>(name: K): Required<DoomLoopTextOptions>[K] =>
+    (read(given, name) ?? DEFAULT_TEXT_OPTIONS[name]) as Required<DoomLoopTextOptions>[K];
   return {
     enabled: pick('enabled'),
     maxPeriodTokens: pick('maxPeriodTokens'),
@@ -274,76 +332,63 @@ function resolveTextOptions(given: unknown): Required<DoomLoopTextOptions> {
   };
 }
 
-function emitLadderWarnings(ladder: Required<DoomLoopLadder>): void {
-  if (ladder.block !== false && ladder.stop === false) {
-    warn(
-      '[doom-loop] the block rung is enabled but stop is disabled: a blocked call can be re-issued without end',
-      { code: 'block-without-stop' },
-    );
-  }
+/**
+ * Escalation (CFG-19 … CFG-24): a member is present when it is not
+ * `undefined` (so `{model: null}` is a mechanism); `advisor: false` is no
+ * advisor. `null` throws the JS TypeError.
+ */
+function resolveEscalation(given: unknown): ResolvedEscalationConfig | null {
+  if (given === undefined) return null;
+  const model = read(given, 'model');
+  const advisor = read(given, 'advisor');
+  const hasAdvisor = advisor !== undefined && advisor !== false;
+  if (model === undefined && !hasAdvisor) return null;
+  const cap = read(given, 'maxEscalations');
+  return {
+    ...(model !== undefined ? { model: model as string } : {}),
+    ...(hasAdvisor ? { advisor: advisor as boolean | Record<string, unknown> } : {}),
+    maxEscalations: isFiniteNumber(cap) && cap >= 1 ? Math.floor(cap) : DEFAULT_MAX_ESCALATIONS,
+  };
+}
+
+/** The configuration warnings, in their fixed order (CFG-28 … CFG-32), as texts. */
+function configurationWarnings(
+  ladder: Required<DoomLoopLadder>,
+  escalation: ResolvedEscalationConfig | null,
+): string[] {
+  const warnings: string[] = [];
+  if (ladder.block !== false && ladder.stop === false) warnings.push(WARNING_BLOCK_WITHOUT_STOP);
   RUNGS.forEach((rung, index) => {
     const own = ladder[rung];
-    if (own === false || rung === 'stop') return;
-    for (const stronger of RUNGS.slice(index + 1)) {
+    if (own === false) return;
+    const shadow = RUNGS.slice(index + 1).find((stronger) => {
       const theirs = ladder[stronger];
-      if (theirs !== false && theirs <= own) {
-        warn(
-          `[doom-loop] ladder rung "${rung}" (threshold ${own}) never fires: "${stronger}" already fires at ${theirs}`,
-          { code: 'dead-rung', rung, shadowedBy: stronger },
-        );
-        return;
-      }
-    }
+      return theirs !== false && theirs <= own;
+    });
+    if (shadow !== undefined) warnings.push(deadRungWarning(rung, own, shadow, ladder[shadow] as number));
   });
+  if (escalation !== null && ladder.escalate === false) warnings.push(WARNING_ESCALATION_UNUSED);
+  else if (escalation === null && ladder.escalate !== false) warnings.push(WARNING_ESCALATION_UNCONFIGURED);
+  return warnings;
 }
 
 /**
- * Normalize the `doomLoop` option (§3). `undefined` / `false` (and `null`)
- * give `null`; `true` or any config object gives a resolved config.
- * Configuration problems are reported through `console.warn(message, detail)`
- * with `detail = {code, rung?, shadowedBy?}` (CFG-26 … CFG-32).
+ * Normalize the `doomLoop` option (§3). `undefined` / `false` give `null`;
+ * `true` or any other value gives a resolved config (a primitive reads as
+ * `{}`); `null` (and a `null` `text` or `escalation`) throws a TypeError, as
+ * in the SDK. Each configuration warning is one `console.warn(message)` call.
  */
 export function resolveDoomLoopOption(option: DoomLoopConfig | true): ResolvedDoomLoopConfig;
 export function resolveDoomLoopOption(
   option: DoomLoopOption | undefined,
 ): ResolvedDoomLoopConfig | null;
 export function resolveDoomLoopOption(option: unknown): ResolvedDoomLoopConfig | null {
-  if (option === undefined || option === null || option === false) return null; // CFG-02
-  const config: unknown = isPlainObject(option) ? option : {}; // CFG-03 … CFG-05
-  const ladder = resolveLadder(ownMember(config, 'ladder'));
-  const text = resolveTextOptions(ownMember(config, 'text'));
-
-  // §3.4 escalation
-  const given = ownMember(config, 'escalation');
-  const escalationGiven = isPlainObject(given) ? given : undefined; // CFG-19
-  const model = ownMember(escalationGiven, 'model');
-  const advisor = ownMember(escalationGiven, 'advisor');
-  const modelPresent = model !== undefined && model !== null; // CFG-20, CFG-22
-  const hasAdvisor = advisor !== undefined && advisor !== null && advisor !== false; // CFG-21
-  const hasMechanism = escalationGiven !== undefined && (modelPresent || hasAdvisor);
-  let escalation: ResolvedEscalationConfig | null = null;
-  if (hasMechanism) {
-    const cap = ownMember(escalationGiven, 'maxEscalations');
-    // CFG-23: model and advisor are passed through unchecked.
-    escalation = {
-      ...(modelPresent ? { model: model as string } : {}),
-      ...(hasAdvisor ? { advisor: advisor as boolean | Record<string, unknown> } : {}),
-      maxEscalations: isFiniteNumber(cap) && cap >= 1 ? Math.floor(cap) : DEFAULT_MAX_ESCALATIONS,
-    };
-  }
-
-  // CFG-28: warnings in a fixed order.
-  emitLadderWarnings(ladder);
-  if (ladder.escalate !== false && !hasMechanism) {
-    warn(
-      '[doom-loop] the escalate rung is enabled but no escalation model or advisor is configured; the rung is skipped',
-      { code: 'escalation-rung-unconfigured' },
-    );
-  } else if (hasMechanism && ladder.escalate === false) {
-    warn('[doom-loop] escalation is configured but the escalate rung is disabled', {
-      code: 'escalation-unused',
-    });
-  }
+  if (option === undefined || option === false) return null; // CFG-02
+  const config: unknown = option === true ? {} : option; // CFG-03 … CFG-05
+  const ladder = resolveLadder(read(config, 'ladder'));
+  const text = resolveTextOptions(read(config, 'text'));
+  const escalation = resolveEscalation(read(config, 'escalation'));
+  for (const warning of configurationWarnings(ladder, escalation)) console.warn(warning);
   return { ladder, text, escalation };
 }
 
@@ -366,21 +411,19 @@ export function resolveLoopKeyMaterial(
   if (loopKey === undefined) return { kind: 'key', keyMaterial: args }; // KEY-05
   if (loopKey === false) return { kind: 'exempt' }; // KEY-06
   if (Array.isArray(loopKey)) {
-    if (loopKey.length === 0) {
-      return fallback(args, '[doom-loop] loopKey lists no fields; using the full arguments'); // KEY-08
-    }
-    const subset: Record<string, unknown> = {};
+    if (loopKey.length === 0) return fallback(args, LOOP_KEY_EMPTY_LIST); // KEY-08
+    const names = (loopKey as unknown[]).filter((name): name is string => typeof name === 'string');
+    // KEY-09: presence is JS `in` (inherited names too); the subset has a null
+    // prototype, so any name (`__proto__` included) becomes an own member.
+    const subset = Object.create(null) as Record<string, unknown>;
     let found = false;
-    for (const name of loopKey as unknown[]) {
-      // KEY-09: own members only, whatever their value.
-      if (typeof name === 'string' && typeof args === 'object' && args !== null && hasOwn(args, name)) {
-        defineMember(subset, name, args[name]);
+    for (const name of names) {
+      if (name in args) {
+        subset[name] = args[name];
         found = true;
       }
     }
-    if (!found) {
-      return fallback(args, '[doom-loop] no loopKey field is present in the arguments; using the full arguments'); // KEY-10
-    }
+    if (!found) return fallback(args, loopKeyFieldsAbsent(names)); // KEY-10
     return { kind: 'key', keyMaterial: subset }; // KEY-11
   }
   if (typeof loopKey === 'function') {
@@ -388,28 +431,18 @@ export function resolveLoopKeyMaterial(
     try {
       result = (loopKey as (args: Record<string, unknown>) => unknown)(args); // KEY-12
     } catch (error) {
-      const detail = error instanceof Error ? error.message : String(error);
-      return fallback(args, `[doom-loop] loopKey function threw (${detail}); using the full arguments`);
+      return fallback(args, loopKeyThrew(error instanceof Error ? error.message : String(error)));
     }
     if (result === null) return { kind: 'exempt' };
-    if (result === undefined) {
-      return fallback(args, '[doom-loop] loopKey function returned nothing; using the full arguments');
-    }
+    if (result === undefined) return fallback(args, LOOP_KEY_RETURNED_UNDEFINED);
     return { kind: 'key', keyMaterial: result }; // KEY-14
   }
-  return fallback(args, `[doom-loop] unsupported loopKey declaration (${typeof loopKey}); using the full arguments`); // KEY-07
+  return fallback(args, loopKeyUnsupported(typeof loopKey)); // KEY-07
 }
 
 // ---------------------------------------------------------------------------
 // §5 Canonical form
 // ---------------------------------------------------------------------------
-
-class CanonicalizationError extends Error {
-  constructor(detail: string) {
-    super(`cannot canonicalize key material: ${detail}`);
-    this.name = 'CanonicalizationError';
-  }
-}
 
 /** Values left out of objects and written `null` elsewhere (CAN-11 … CAN-13). */
 function isDroppable(value: unknown): boolean {
@@ -423,26 +456,26 @@ function isDroppable(value: unknown): boolean {
  */
 function canonicalText(value: unknown, depth: number, ancestors: object[]): string {
   if (depth > MAX_CANONICALIZE_DEPTH) {
-    throw new CanonicalizationError(`nesting deeper than ${MAX_CANONICALIZE_DEPTH}`); // CAN-16
+    throw new Error(CANONICAL_TOO_DEEP); // CAN-16
   }
   if (value === null || isDroppable(value)) return 'null';
   switch (typeof value) {
     case 'boolean':
       return value ? 'true' : 'false';
     case 'number':
-      if (!Number.isFinite(value)) throw new CanonicalizationError(`non-finite number ${value}`); // CAN-05
+      if (!Number.isFinite(value)) throw new Error(CANONICAL_NON_FINITE); // CAN-05
       // ECMAScript Number::toString; JSON.stringify writes -0 as 0 (CAN-22 … CAN-24).
       return JSON.stringify(value);
     case 'string':
       // JSON.stringify is the well-formed variant: lone surrogates as \udxxx (CAN-25 … CAN-28).
       return JSON.stringify(value);
     case 'bigint':
-      throw new CanonicalizationError('bigint'); // CAN-14
+      throw new Error(CANONICAL_BIGINT); // CAN-14
     default:
       break;
   }
   const container = value as object;
-  if (ancestors.includes(container)) throw new CanonicalizationError('circular reference'); // CAN-19
+  if (ancestors.includes(container)) throw new Error(CANONICAL_CIRCULAR); // CAN-19
   ancestors.push(container);
   let text: string;
   if (Array.isArray(container)) {
@@ -520,32 +553,30 @@ export async function fingerprintToolCall(toolName: string, keyMaterial: unknown
 const WHITESPACE_RUN = /\s+/;
 const WHITESPACE_RUNS = /\s+/g;
 
-function textOption(
-  options: Partial<DoomLoopTextOptions> | undefined,
-  name: 'maxPeriodTokens' | 'minRepeats' | 'minCoveredTokens' | 'maxWindowTokens',
-): number {
-  const value = options === undefined || options === null ? undefined : options[name];
-  return value ?? DEFAULT_TEXT_OPTIONS[name];
-}
-
 /**
  * Detect a token block repeating at the tail of `text` (§7). Returns null when
  * no block meets `minRepeats` and `minCoveredTokens`.
+ *
+ * The options are used as JS numbers with JS operators and nothing else
+ * (TXT-02 … TXT-14): `slice` truncates toward zero and counts a negative
+ * argument from the end (so a window of 0 or NaN keeps everything), the
+ * comparisons are double comparisons (NaN fails them all), and a non-number
+ * value is coerced as JS coerces it (a bigint or symbol window throws a
+ * TypeError, as in the SDK). A member holding `undefined` or `null` is absent.
  */
 export function detectTextRepetition(
   text: string,
   options?: Partial<DoomLoopTextOptions>,
 ): TextRepetitionResult | null {
-  const maxPeriod = textOption(options, 'maxPeriodTokens');
-  const minRepeats = textOption(options, 'minRepeats');
-  const minCovered = textOption(options, 'minCoveredTokens');
-  const maxWindow = textOption(options, 'maxWindowTokens');
+  const maxPeriod = options?.maxPeriodTokens ?? DEFAULT_TEXT_OPTIONS.maxPeriodTokens;
+  const minRepeats = options?.minRepeats ?? DEFAULT_TEXT_OPTIONS.minRepeats;
+  const minCovered = options?.minCoveredTokens ?? DEFAULT_TEXT_OPTIONS.minCoveredTokens;
+  const maxWindow = options?.maxWindowTokens ?? DEFAULT_TEXT_OPTIONS.maxWindowTokens;
 
   const budget = maxWindow * CODE_UNITS_PER_WINDOW_TOKEN; // TXT-02
-  const kept = text.length > budget ? text.slice(text.length - budget) : text; // TXT-03
+  const kept = text.length > budget ? text.slice(-budget) : text; // TXT-03
   const trimmed = kept.trim(); // TXT-05
-  let tokens = trimmed === '' ? [] : trimmed.split(WHITESPACE_RUN); // TXT-06
-  if (tokens.length > maxWindow) tokens = tokens.slice(tokens.length - maxWindow); // TXT-07
+  const tokens = (trimmed === '' ? [] : trimmed.split(WHITESPACE_RUN)).slice(-maxWindow); // TXT-06, TXT-07
   const count = tokens.length;
   if (count < Math.max(minCovered, 2)) return null; // TXT-08
 
@@ -781,11 +812,21 @@ function sameList(a: readonly string[], b: readonly string[]): boolean {
   return true;
 }
 
+/**
+ * The memo of one key-material object (MON-08): the first tool name it was
+ * fingerprinted for, inline (the usual case), and any other tool names.
+ */
+interface MemoEntry {
+  toolName: string;
+  fingerprint: string;
+  others: Map<string, string> | undefined;
+}
+
 /** A valid `{fingerprint: string, streak: finite number}` record, or undefined. */
 function streakRecord(value: unknown): TextStreak | undefined {
   if (!isPlainObject(value)) return undefined;
-  const fingerprint = ownMember(value, 'fingerprint');
-  const streak = ownMember(value, 'streak');
+  const fingerprint = value.fingerprint;
+  const streak = value.streak;
   if (typeof fingerprint !== 'string' || !isFiniteNumber(streak)) return undefined;
   return { fingerprint, streak };
 }
@@ -801,10 +842,30 @@ export class DoomLoopMonitor {
   private text: TextStreak | undefined = undefined;
   private escalationsUsed = 0;
   private declaredRound: DeclaredRound | undefined = undefined;
+  /**
+   * Call fingerprints per key-material object, then per tool name, for the
+   * monitor's lifetime (MON-08): declareRound and recordToolCall reuse the
+   * first fingerprint computed for the very same object, even after it was
+   * mutated; restore does not clear it. Primitives and null are not memoised.
+   */
+  private readonly fingerprints = new WeakMap<object, MemoEntry>();
 
   constructor(config: ResolvedDoomLoopConfig, initialState?: unknown) {
     this.config = config;
     if (initialState !== undefined) this.restore(initialState); // MON-06
+  }
+
+  /** The call fingerprint of MON-08 and MON-15, through the per-object memo. Throws like canonicalizeKeyMaterial. */
+  private fingerprintCall(toolName: string, keyMaterial: unknown): string {
+    if (typeof keyMaterial !== 'object' || keyMaterial === null) return toolCallFingerprint(toolName, keyMaterial);
+    const entry = this.fingerprints.get(keyMaterial);
+    if (entry?.toolName === toolName) return entry.fingerprint;
+    const known = entry?.others?.get(toolName);
+    if (known !== undefined) return known;
+    const fingerprint = toolCallFingerprint(toolName, keyMaterial);
+    if (entry === undefined) this.fingerprints.set(keyMaterial, { toolName, fingerprint, others: undefined });
+    else (entry.others ??= new Map<string, string>()).set(toolName, fingerprint);
+    return fingerprint;
   }
 
   /**
@@ -816,14 +877,13 @@ export class DoomLoopMonitor {
     calls: readonly { toolName: string; keyMaterial: unknown }[],
   ): Promise<void> {
     const grouped = new Map<string, Map<string, string>>();
-    calls.forEach((call, index) => {
+    for (const call of calls) {
       let fingerprint: string;
       try {
-        fingerprint = toolCallFingerprint(call.toolName, call.keyMaterial); // MON-08
+        fingerprint = this.fingerprintCall(call.toolName, call.keyMaterial); // MON-08
       } catch (error) {
-        const detail = error instanceof Error ? error.message : String(error);
-        warn(`[doom-loop] declared call ${index} ("${call.toolName}") left out of round ${round}: ${detail}`);
-        return;
+        console.warn(declareRoundLog(call.toolName, round), error); // MON-08
+        continue;
       }
       let members = grouped.get(call.toolName);
       if (members === undefined) {
@@ -836,7 +896,7 @@ export class DoomLoopMonitor {
         const instance = this.tools.get(call.toolName)?.slots.get(fingerprint)?.fp ?? fingerprint;
         members.set(instance, instance);
       }
-    });
+    }
     const sets = new Map<string, readonly string[]>();
     for (const [toolName, members] of grouped) {
       sets.set(toolName, [...members.keys()].sort(compareCodeUnits)); // MON-09
@@ -884,17 +944,17 @@ export class DoomLoopMonitor {
    */
   restore(state: unknown): void {
     if (!isPlainObject(state)) {
-      warn('[doom-loop] ignoring persisted detector state that is not an object');
+      console.warn(RESTORE_LOG); // STATE-13
       return;
     }
     const tools = new Map<string, ToolEntry>();
-    for (const [name, value] of jsEntries(ownMember(state, 'tools'))) {
+    for (const [name, value] of jsEntries(state.tools)) {
       const record = streakRecord(value);
       if (record === undefined) continue;
       tools.set(name, restoredEntry(value as Record<string, unknown>, record));
     }
-    const text = streakRecord(ownMember(state, 'text'));
-    const used = ownMember(state, 'escalationsUsed');
+    const text = streakRecord(state.text);
+    const used = state.escalationsUsed;
     this.tools = tools;
     this.text = text;
     this.escalationsUsed = isFiniteNumber(used) && used >= 0 ? Math.floor(used) : 0;
@@ -916,7 +976,7 @@ export class DoomLoopMonitor {
   ): Promise<DoomLoopCallRecord> {
     const allowBlock = options?.allowBlock ?? true;
     const detector = options?.detector ?? 'tool-fingerprint';
-    let fp = toolCallFingerprint(toolName, keyMaterial); // MON-15
+    let fp = this.fingerprintCall(toolName, keyMaterial); // MON-15
     const prev = this.tools.get(toolName); // MON-16
     const sameRound = prev !== undefined && prev.round !== undefined && prev.round === round; // MON-17
 
@@ -1057,7 +1117,7 @@ function callStreaksImplied(entry: ToolEntry, counts: readonly [string, number][
 
 /** Rebuild one tool entry from a valid persisted record (§10.2). */
 function restoredEntry(value: Record<string, unknown>, record: TextStreak): ToolEntry {
-  const persistedSet = ownMember(value, 'roundFingerprints');
+  const persistedSet = value.roundFingerprints;
   const roundSet =
     Array.isArray(persistedSet) &&
     persistedSet.length > 1 &&
@@ -1077,7 +1137,7 @@ function restoredEntry(value: Record<string, unknown>, record: TextStreak): Tool
       slot.count = count; // a duplicated round-set member yields one key (STATE-25)
     }
   };
-  for (const [fingerprint, count] of jsEntries(ownMember(value, 'callStreaks'))) {
+  for (const [fingerprint, count] of jsEntries(value.callStreaks)) {
     if (isFiniteNumber(count) && count >= 1) keep(fingerprint, Math.floor(count)); // STATE-24
   }
   if (entry.width === 0) {

@@ -2,84 +2,82 @@
 /**
  * Conformance harness, protocol v1: JSON lines on stdin/stdout.
  *
- *   node dist/harness.js [--module PATH] [--without-feature NAME]...
+ *   doomloop-kit-harness [--module PATH|PACKAGE] [--without-feature NAME]...
+ *   node dist/harness.js  (the same, from this checkout)
  *
- * The doom-loop module under test is `--module PATH`, else the environment
- * variable DOOMLOOP_TS_MODULE, else this port's compiled `doom-loop.js` next to
- * this file. Only the module's public API is used, so the SDK's own build can
- * be tested with the same harness (pass `--without-feature json-own-members`
- * for an implementation that tests presence with JS `in`).
+ * The doom-loop module under test is `--module`, else the environment
+ * variable DOOMLOOP_TS_MODULE, else this package's own TypeScript port
+ * (`dist/doom-loop.js`). A module is a file path or a package specifier
+ * (`@openrouter/agent/doom-loop`), resolved from the working directory. Only
+ * the module's public API is used, so the SDK's own build is tested with the
+ * same harness and the same features (both test field-list presence with JS
+ * `in`: `js-inherited-members`).
  *
  * Every non-blank input line gets exactly one output line, in order. Bad
  * input never crashes the process; stderr is free-form logging. End of stdin
- * ends the process with status 0.
+ * ends the process with status 0; bad arguments or a module that cannot be
+ * loaded end it with status 2 before any output.
  */
 
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { createInterface } from 'node:readline';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 
-import { Dispatcher, type DoomLoopModule, type Json, type Response } from './protocol.js';
-import { FEATURES } from './wire.js';
+import { loadModule } from './load-module.js';
+import { serve } from './serve.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 
+/** This package's own port, the module served by default. */
+const OWN_PORT = { name: 'doomloop-kit-typescript-port', file: resolve(here, 'doom-loop.js') };
+
+const USAGE = `usage: doomloop-kit-harness [--module PATH|PACKAGE] [--without-feature NAME]...
+
+Serves the doom-loop conformance protocol (v1) on stdin/stdout over a module
+with the doom-loop API of @openrouter/agent 0.9.0 (default: this package's
+TypeScript port). Run it with the kit's runner:
+  doomloop-kit conformance run --port "doomloop-kit-harness --module ./dist/doom-loop.js"
+`;
+
 function log(line: string): void {
-  process.stderr.write(`[doomloop-ts-harness] ${line}\n`);
+  process.stderr.write(`[doomloop-kit-harness] ${line}\n`);
 }
 
 interface Arguments {
-  module: string;
+  module: string | undefined;
   without: Set<string>;
+  help: boolean;
 }
 
 function parseArguments(argv: readonly string[]): Arguments {
-  let module = process.env.DOOMLOOP_TS_MODULE ?? '';
-  const without = new Set<string>();
+  const parsed: Arguments = { module: process.env.DOOMLOOP_TS_MODULE || undefined, without: new Set<string>(), help: false };
   for (let index = 0; index < argv.length; index += 1) {
-    const argument = argv[index];
-    const next = argv[index + 1];
-    if ((argument === '--module' || argument === '--without-feature') && next === undefined) {
-      throw new Error(`${argument} needs a value`);
+    const argument = argv[index] ?? '';
+    const [flag, inline] = argument.startsWith('--') && argument.includes('=')
+      ? [argument.slice(0, argument.indexOf('=')), argument.slice(argument.indexOf('=') + 1)]
+      : [argument, undefined];
+    if (flag === '--help' || flag === '-h') {
+      parsed.help = true;
+      continue;
     }
-    if (argument === '--module') {
-      module = next ?? '';
-      index += 1;
-    } else if (argument === '--without-feature') {
-      without.add(next ?? '');
-      index += 1;
-    } else if (argument?.startsWith('--module=') === true) {
-      module = argument.slice('--module='.length);
-    } else {
-      throw new Error(`unknown argument ${JSON.stringify(argument)}`);
-    }
+    if (flag !== '--module' && flag !== '--without-feature') throw new Error(`unknown argument ${JSON.stringify(argument)}`);
+    const value = inline ?? argv[index + 1];
+    if (value === undefined || value === '') throw new Error(`${flag} needs a value`);
+    if (inline === undefined) index += 1;
+    if (flag === '--module') parsed.module = value;
+    else parsed.without.add(value);
   }
-  return { module: module === '' ? resolve(here, 'doom-loop.js') : resolve(module), without };
+  return parsed;
 }
 
-function packageVersion(): string {
+function ownVersion(): string {
   try {
-    const text = readFileSync(resolve(here, '..', 'package.json'), 'utf8');
-    const parsed: unknown = JSON.parse(text);
-    if (typeof parsed === 'object' && parsed !== null && 'version' in parsed && typeof parsed.version === 'string') {
-      return parsed.version;
-    }
+    const parsed = JSON.parse(readFileSync(resolve(here, '..', 'package.json'), 'utf8')) as { version?: unknown };
+    if (typeof parsed.version === 'string') return parsed.version;
   } catch {
     // fall through
   }
   return '0.0.0';
-}
-
-function write(response: Response): void {
-  let line: string;
-  try {
-    line = JSON.stringify(response);
-  } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
-    line = JSON.stringify({ id: response.id, error: { code: 'internal', message: `unserialisable result: ${message}` } });
-  }
-  process.stdout.write(`${line}\n`);
 }
 
 async function main(): Promise<void> {
@@ -88,42 +86,29 @@ async function main(): Promise<void> {
     args = parseArguments(process.argv.slice(2));
   } catch (error) {
     log(error instanceof Error ? error.message : String(error));
+    process.stderr.write(USAGE);
     process.exitCode = 2;
     return;
   }
-  let mod: DoomLoopModule;
+  if (args.help) {
+    process.stdout.write(USAGE);
+    return;
+  }
+  const specifier = args.module ?? OWN_PORT.file;
+  let loaded: Awaited<ReturnType<typeof loadModule>>;
   try {
-    mod = (await import(pathToFileURL(args.module).href)) as DoomLoopModule;
+    loaded = await loadModule(specifier);
   } catch (error) {
-    log(`cannot load module ${args.module}: ${error instanceof Error ? error.message : String(error)}`);
+    log(error instanceof Error ? error.message : String(error));
     process.exitCode = 2;
     return;
   }
-  // Anything the module prints must not reach stdout, which carries the protocol.
-  console.log = (...items: unknown[]): void => log(`log: ${items.map(String).join(' ')}`);
-  console.info = console.log;
-  console.debug = console.log;
-  log(`module ${args.module}`);
-
-  const dispatcher = new Dispatcher(mod, {
-    implementation: { name: 'doomloop-kit-typescript-port', language: 'typescript', version: packageVersion() },
-    features: FEATURES.filter((feature) => !args.without.has(feature)),
-    log,
-  });
-
-  const lines = createInterface({ input: process.stdin, crlfDelay: Infinity, terminal: false });
-  for await (const line of lines) {
-    if (line.trim() === '') continue;
-    let request: unknown;
-    try {
-      request = JSON.parse(line) as unknown;
-    } catch (error) {
-      const message = error instanceof Error ? error.message : String(error);
-      write({ id: null as Json, error: { code: 'bad-request', message: `not JSON: ${message}` } });
-      continue;
-    }
-    write(await dispatcher.handle(request));
-  }
+  log(`module ${loaded.url}`);
+  const implementation =
+    args.module === undefined
+      ? { name: OWN_PORT.name, version: ownVersion() }
+      : (loaded.implementation ?? { name: specifier, version: '0.0.0' });
+  await serve(loaded.module, { implementation: { ...implementation, language: 'typescript' }, withoutFeatures: args.without, log });
 }
 
 main().catch((error: unknown) => {

@@ -8,11 +8,13 @@
  * replay test uses this same class, so both take one code path.
  */
 
+import { classifyWarning } from './warning-codes.js';
 import { decode, encode, setMember, WireError } from './wire.js';
 
 /** The public API of a doom-loop module (this port's, or the SDK's). */
 export type DoomLoopModule = typeof import('./doom-loop.js');
 type Monitor = InstanceType<DoomLoopModule['DoomLoopMonitor']>;
+type RecordOptions = NonNullable<Parameters<Monitor['recordToolCall']>[3]>;
 
 export type Json = null | boolean | number | string | Json[] | { [name: string]: Json };
 
@@ -37,6 +39,33 @@ export interface DispatcherOptions {
 }
 
 export const PROTOCOL_VERSION = 1;
+
+/** The exports the harness calls (the SDK module's public API). */
+export const REQUIRED_EXPORTS: readonly string[] = [
+  'resolveDoomLoopOption',
+  'resolveLoopKeyMaterial',
+  'canonicalizeKeyMaterial',
+  'fingerprintKeyMaterial',
+  'fingerprintToolCall',
+  'detectTextRepetition',
+  'resolveLadderAction',
+  'DoomLoopMonitor',
+];
+
+/**
+ * The module's doom-loop API, or an error naming what is missing. A CommonJS
+ * module imported from ESM may carry its exports on `default`.
+ */
+export function asDoomLoopModule(candidate: unknown, name = 'the module'): DoomLoopModule {
+  const missing = (value: unknown): string[] =>
+    REQUIRED_EXPORTS.filter((exported) => typeof (value as Record<string, unknown> | null)?.[exported] !== 'function');
+  if (typeof candidate !== 'object' || candidate === null) throw new Error(`${name} is not a module namespace`);
+  if (missing(candidate).length === 0) return candidate as DoomLoopModule;
+  const fallback = (candidate as { default?: unknown }).default;
+  if (missing(fallback).length === 0) return fallback as DoomLoopModule;
+  throw new Error(`${name} does not export ${missing(candidate).join(', ')} (the doom-loop API of @openrouter/agent 0.9.0)`);
+}
+
 
 /** An operation that ends in an error response. */
 export class OpError extends Error {
@@ -100,12 +129,17 @@ function objectInput(request: Request, name: string): Record<string, unknown> {
   return value;
 }
 
-/** Runs `compute`, turning any error it throws into a `canonicalization` error. */
+/** A JS TypeError thrown by the module: the SDK's answer to a null option (CFG-02), a bigint window (TXT-02), …. */
+function isTypeError(error: unknown): boolean {
+  return error instanceof TypeError || (error instanceof Error && error.name === 'TypeError');
+}
+
+/** Runs `compute`, turning any error it throws (but a TypeError) into a `canonicalization` error. */
 async function canonical<T>(compute: () => T | Promise<T>): Promise<T> {
   try {
     return await compute();
   } catch (error) {
-    if (error instanceof OpError) throw error;
+    if (error instanceof OpError || isTypeError(error)) throw error;
     throw new OpError('canonicalization', describe(error));
   }
 }
@@ -114,18 +148,9 @@ interface CapturedWarning {
   args: unknown[];
 }
 
-/** Configuration warnings as data (CFG-26): `{code, rung?, shadowedBy?, message}`. */
+/** A configuration warning as data (CFG-26): the text of the one-argument `console.warn` call, classified. */
 function warningAsData(captured: CapturedWarning): Json {
-  const [message, detail] = captured.args;
-  const text = typeof message === 'string' ? message : String(message);
-  if (isObject(detail) && typeof detail.code === 'string') {
-    const result: { [name: string]: Json } = { code: detail.code };
-    if (typeof detail.rung === 'string') result.rung = detail.rung;
-    if (typeof detail.shadowedBy === 'string') result.shadowedBy = detail.shadowedBy;
-    result.message = text;
-    return result;
-  }
-  return { code: 'unclassified', message: captured.args.map((arg) => (typeof arg === 'string' ? arg : String(arg))).join(' ') };
+  return classifyWarning(captured.args.map((arg) => (typeof arg === 'string' ? arg : String(arg))).join(' '));
 }
 
 type MonitorOp = (monitor: Monitor, request: Request) => Promise<Json>;
@@ -205,6 +230,7 @@ export class Dispatcher {
       return { id, result };
     } catch (error) {
       if (error instanceof OpError) return { id, error: { code: error.code, message: error.message } };
+      if (isTypeError(error)) return { id, error: { code: 'type-error', message: describe(error) } };
       const kind = error instanceof Error ? error.name : typeof error;
       return { id, error: { code: 'internal', message: `${kind}: ${describe(error)}` } };
     }
@@ -320,28 +346,24 @@ export class Dispatcher {
   }
 
   private async recordToolCall(monitor: Monitor, request: Request): Promise<Json> {
-    const given = input(request, 'options', false);
-    const options: { allowBlock?: boolean; detector?: 'tool-fingerprint' | 'server-tool-fingerprint' } = {};
-    if (isObject(given)) {
-      const allowBlock = hasOwn(given, 'allowBlock') ? given.allowBlock : undefined;
-      const detector = hasOwn(given, 'detector') ? given.detector : undefined;
-      if (allowBlock !== undefined) {
-        if (typeof allowBlock !== 'boolean') throw new OpError('bad-request', 'options.allowBlock must be a boolean');
-        options.allowBlock = allowBlock;
+    // The decoded options object goes to the module as it is, so a member
+    // holding undefined reaches it (MON-14); only the members' types are checked.
+    const options = input(request, 'options', false);
+    if (isObject(options)) {
+      const { allowBlock, detector } = options;
+      if (allowBlock !== undefined && typeof allowBlock !== 'boolean') {
+        throw new OpError('bad-request', 'options.allowBlock must be a boolean');
       }
-      if (detector !== undefined) {
-        if (detector !== 'tool-fingerprint' && detector !== 'server-tool-fingerprint') {
-          throw new OpError('bad-request', 'options.detector must be tool-fingerprint or server-tool-fingerprint');
-        }
-        options.detector = detector;
+      if (detector !== undefined && detector !== 'tool-fingerprint' && detector !== 'server-tool-fingerprint') {
+        throw new OpError('bad-request', 'options.detector must be tool-fingerprint or server-tool-fingerprint');
       }
     }
     const toolName = stringInput(request, 'toolName');
     const keyMaterial = input(request, 'keyMaterial');
     const round = numberInput(request, 'round');
     const record = await canonical(() =>
-      isObject(given)
-        ? monitor.recordToolCall(toolName, keyMaterial, round, options)
+      isObject(options)
+        ? monitor.recordToolCall(toolName, keyMaterial, round, options as RecordOptions)
         : monitor.recordToolCall(toolName, keyMaterial, round),
     );
     return encode(record, { plain: true });

@@ -23,7 +23,17 @@ export const FEATURES: readonly string[] = [
   'lone-surrogates',
   'large-integers',
   'json-own-members',
+  'js-inherited-members',
+  'js-coercion',
 ];
+
+/**
+ * The features a harness over a JS module declares: the whole vocabulary but
+ * `json-own-members`, since a JS module (this port, like the SDK) tests
+ * field-list presence with `in` and so declares `js-inherited-members`
+ * instead; a harness declares at most one of the two (KEY-09).
+ */
+export const JS_MODULE_FEATURES: readonly string[] = FEATURES.filter((feature) => feature !== 'json-own-members');
 
 /** A tagged value that does not follow the encoding. */
 export class WireError extends Error {

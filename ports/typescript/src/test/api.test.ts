@@ -17,12 +17,17 @@ import {
   resolveLoopKeyMaterial,
   type DoomLoopOption,
 } from '../doom-loop.js';
+import { classifyWarning } from '../warning-codes.js';
 
+/** Resolve `option`, classifying each console.warn call, which must have exactly one string argument (CFG-26). */
 function resolveWithWarnings(option: unknown): { config: ReturnType<typeof resolveDoomLoopOption>; codes: string[] } {
   const original = console.warn;
   const codes: string[] = [];
-  console.warn = (_message: unknown, detail?: { code: string; rung?: string; shadowedBy?: string }) => {
-    codes.push(detail?.rung === undefined ? String(detail?.code) : `${detail.code} ${detail.rung}>${String(detail.shadowedBy)}`);
+  console.warn = (...args: unknown[]) => {
+    assert.equal(args.length, 1, 'a configuration warning is one console.warn argument');
+    assert.equal(typeof args[0], 'string');
+    const warning = classifyWarning(args[0] as string);
+    codes.push(warning.rung === undefined ? String(warning.code) : `${String(warning.code)} ${String(warning.rung)}>${String(warning.shadowedBy)}`);
   };
   try {
     return { config: resolveDoomLoopOption(option as DoomLoopOption | undefined), codes };
@@ -46,7 +51,6 @@ describe('constants', () => {
 describe('configuration (§3.6)', () => {
   const table: [unknown, string, unknown, string[]][] = [
     [undefined, 'off', undefined, []],
-    [null, 'off', undefined, []],
     [false, 'off', undefined, []],
     [true, '2/-/-/3/6', null, []],
     [[], '2/-/-/3/6', null, []],
@@ -57,8 +61,11 @@ describe('configuration (§3.6)', () => {
     [{ ladder: { escalate: 2 } }, '2/-/2/3/6', null, ['dead-rung observe>escalate', 'escalation-rung-unconfigured']],
     [{ ladder: { escalate: 2 }, escalation: { model: 'm' } }, '2/-/2/3/6', { model: 'm', maxEscalations: 2 }, ['dead-rung observe>escalate']],
     [{ escalation: { model: 'm', maxEscalations: 0 } }, '2/-/-/3/6', { model: 'm', maxEscalations: 2 }, ['escalation-unused']],
-    [{ escalation: { advisor: { k: 1 }, model: null, maxEscalations: 3.7 } }, '2/-/-/3/6', { advisor: { k: 1 }, maxEscalations: 3 }, ['escalation-unused']],
+    [{ escalation: { advisor: { k: 1 }, model: null, maxEscalations: 3.7 } }, '2/-/-/3/6', { model: null, advisor: { k: 1 }, maxEscalations: 3 }, ['escalation-unused']],
     [{ escalation: { advisor: false } }, '2/-/-/3/6', null, []],
+    [{ escalation: { advisor: null } }, '2/-/-/3/6', { advisor: null, maxEscalations: 2 }, ['escalation-unused']],
+    [{ escalation: { model: undefined, advisor: undefined } }, '2/-/-/3/6', null, []],
+    [{ ladder: null, escalation: 'm' }, '2/-/-/3/6', null, []],
   ];
   for (const [option, ladder, escalation, codes] of table) {
     it(JSON.stringify(option) ?? 'absent', () => {
@@ -68,6 +75,11 @@ describe('configuration (§3.6)', () => {
       assert.deepEqual(resolved.codes, codes);
     });
   }
+  it('null as the option, its text or its escalation throws a TypeError, as in the SDK (CFG-02)', () => {
+    for (const option of [null, { text: null }, { escalation: null }]) {
+      assert.throws(() => resolveWithWarnings(option), TypeError, JSON.stringify(option));
+    }
+  });
   it('text options', () => {
     assert.equal(resolveWithWarnings({ ladder: null, text: false }).config?.text.enabled, false);
     assert.deepEqual(resolveWithWarnings({ text: { minRepeats: null, maxWindowTokens: 50 } }).config?.text, {
@@ -76,15 +88,19 @@ describe('configuration (§3.6)', () => {
   });
 });
 
+/** `members` on an object with a null prototype. */
+const bare = (members: Record<string, unknown>): Record<string, unknown> => Object.assign(Object.create(null) as Record<string, unknown>, members);
+
 describe('loop keys (§4.3, §4.4)', () => {
   const args = { command: 'ls', cwd: '/tmp', env: null };
   it('declarations', () => {
     assert.deepEqual(resolveLoopKeyMaterial(undefined, args), { kind: 'key', keyMaterial: args });
     assert.deepEqual(resolveLoopKeyMaterial(false, args), { kind: 'exempt' });
-    assert.deepEqual(resolveLoopKeyMaterial(['command', 'cwd'], args), { kind: 'key', keyMaterial: { command: 'ls', cwd: '/tmp' } });
-    assert.deepEqual(resolveLoopKeyMaterial(['cwd', 'cwd', 7], args), { kind: 'key', keyMaterial: { cwd: '/tmp' } });
-    assert.deepEqual(resolveLoopKeyMaterial(['env'], args), { kind: 'key', keyMaterial: { env: null } });
-    for (const declaration of [['toString'], [], [1, true], ['missing'], null, true, 'command', {}]) {
+    // deepEqual (strict) compares prototypes too: field-list key material has none (KEY-09)
+    assert.deepEqual(resolveLoopKeyMaterial(['command', 'cwd'], args), { kind: 'key', keyMaterial: bare({ command: 'ls', cwd: '/tmp' }) });
+    assert.deepEqual(resolveLoopKeyMaterial(['cwd', 'cwd', 7], args), { kind: 'key', keyMaterial: bare({ cwd: '/tmp' }) });
+    assert.deepEqual(resolveLoopKeyMaterial(['env'], args), { kind: 'key', keyMaterial: bare({ env: null }) });
+    for (const declaration of [[], [1, true], ['missing'], null, true, 'command', {}]) {
       const result = resolveLoopKeyMaterial(declaration, args);
       assert.equal(result.kind, 'fallback', JSON.stringify(declaration));
       assert.equal(result.kind === 'fallback' && result.keyMaterial, args);

@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 
 import * as port from '../doom-loop.js';
 import { Dispatcher, firstDifference, normative, type Json, type Response } from '../protocol.js';
-import { FEATURES } from '../wire.js';
+import { JS_MODULE_FEATURES } from '../wire.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 
@@ -27,7 +27,7 @@ export function firstExisting(paths: readonly string[]): string | undefined {
 export function portDispatcher(): Dispatcher {
   return new Dispatcher(port, {
     implementation: { name: 'doomloop-kit-typescript-port', language: 'typescript', version: 'test' },
-    features: FEATURES,
+    features: JS_MODULE_FEATURES,
     log: () => {},
   });
 }

@@ -3,7 +3,9 @@
  * port through the harness's own request path (Dispatcher), comparing with
  * the expectations as the runner does: normative parts only, numbers as
  * doubles, objects order-insensitive. Vectors that need a feature the port
- * does not declare would be skipped (CONF-05); this port declares them all.
+ * does not declare are skipped (CONF-05): this port declares every feature
+ * but `json-own-members` (it declares `js-inherited-members`, as the SDK
+ * behaves). Vectors listed in pending-vectors.ts must fail, with the reason.
  */
 
 import assert from 'node:assert/strict';
@@ -12,7 +14,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describe, it } from 'node:test';
 
-import { FEATURES } from '../wire.js';
+import { JS_MODULE_FEATURES } from '../wire.js';
+import { PENDING_REGENERATION } from './pending-vectors.js';
 import { portDispatcher, REPO_ROOT, replay, type Vector } from './support.js';
 
 const VECTORS_DIR = process.env.DOOMLOOP_VECTORS ?? resolve(REPO_ROOT, 'vectors');
@@ -30,10 +33,11 @@ const manifest: Manifest | undefined = existsSync(manifestPath)
 
 describe('committed vectors', { skip: manifest === undefined ? `no ${manifestPath}` : false }, () => {
   const files = manifest?.files ?? [];
-  const declared = new Set(FEATURES);
+  const declared = new Set(JS_MODULE_FEATURES);
   let total = 0;
   let passed = 0;
   let skipped = 0;
+  let pending = 0;
 
   for (const entry of files) {
     it(`${entry.path} (${entry.vectors} vectors)`, async () => {
@@ -51,7 +55,11 @@ describe('committed vectors', { skip: manifest === undefined ? `no ${manifestPat
           continue;
         }
         const problems = await replay(dispatcher, vector);
-        if (problems.length === 0) passed += 1;
+        const reason = PENDING_REGENERATION.get(vector.id);
+        if (reason !== undefined) {
+          pending += 1;
+          if (problems.length === 0) failures.push(`${vector.id} now passes: remove it from PENDING_REGENERATION`);
+        } else if (problems.length === 0) passed += 1;
         else failures.push(...problems.slice(0, 3));
       }
       assert.deepEqual(failures.slice(0, 20), [], `${failures.length} problem(s) in ${entry.path}`);
@@ -60,7 +68,9 @@ describe('committed vectors', { skip: manifest === undefined ? `no ${manifestPat
 
   it('covers every vector of the manifest', () => {
     assert.equal(total, manifest?.vectors);
-    process.stdout.write(`# vectors: ${passed} passed, ${total - passed - skipped} failed, ${skipped} skipped, of ${total}\n`);
-    assert.equal(passed + skipped, total);
+    process.stdout.write(
+      `# vectors: ${passed} passed, ${total - passed - skipped - pending} failed, ${skipped} skipped, ${pending} pending regeneration, of ${total}\n`,
+    );
+    assert.equal(passed + skipped + pending, total);
   });
 });

@@ -1,0 +1,108 @@
+/**
+ * Host the protocol-v1 conformance harness over a doom-loop module: a
+ * TypeScript port of the SDK module passes the kit with a few lines of glue.
+ *
+ * ```ts
+ * import { serve } from 'doomloop-kit-harness';
+ * import * as port from './doom-loop.js';
+ * await serve(port, { implementation: { name: 'my-port', version: '1.0.0' } });
+ * ```
+ *
+ * The module is driven through the public API of `@openrouter/agent` 0.9.0's
+ * doom-loop module only (`REQUIRED_EXPORTS`). `serve` answers every
+ * non-blank request line of standard input with one line on standard output,
+ * in order, and returns when standard input ends.
+ */
+
+import { createInterface } from 'node:readline';
+import type { Readable, Writable } from 'node:stream';
+
+import { asDoomLoopModule, Dispatcher, type Implementation, type Json, type Response } from './protocol.js';
+import { JS_MODULE_FEATURES } from './wire.js';
+
+export { loadModule, resolveModule, type LoadedModule } from './load-module.js';
+export {
+  asDoomLoopModule,
+  Dispatcher,
+  PROTOCOL_VERSION,
+  REQUIRED_EXPORTS,
+  type DoomLoopModule,
+  type Implementation,
+} from './protocol.js';
+export { FEATURES, JS_MODULE_FEATURES } from './wire.js';
+
+export interface ServeOptions {
+  /** What the `hello` answer names (default: `typescript-port`, `typescript`, `0.0.0`). */
+  implementation?: Partial<Implementation>;
+  /** The features to declare (default: {@link JS_MODULE_FEATURES}, what a JS module supports). */
+  features?: readonly string[];
+  /** Features to leave out of the declared ones. */
+  withoutFeatures?: Iterable<string>;
+  /** Request lines (default: `process.stdin`). */
+  input?: Readable;
+  /** Response lines (default: `process.stdout`). */
+  output?: Writable;
+  /** Free-form log lines, such as warnings the module prints (default: standard error). */
+  log?: (line: string) => void;
+}
+
+function defaultLog(line: string): void {
+  process.stderr.write(`[doomloop-kit-harness] ${line}\n`);
+}
+
+/** One response as one line; a result JSON cannot hold becomes an `internal` error. */
+function responseLine(response: Response): string {
+  try {
+    return `${JSON.stringify(response)}\n`;
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    return `${JSON.stringify({ id: response.id, error: { code: 'internal', message: `unserialisable result: ${message}` } })}\n`;
+  }
+}
+
+async function writeLine(output: Writable, line: string): Promise<void> {
+  if (!output.write(line)) await new Promise<void>((done) => output.once('drain', done));
+}
+
+/**
+ * Serve protocol v1 over `module` until the input ends. Nothing the module
+ * logs reaches the output: `console.log`, `console.info` and `console.debug`
+ * go to the log while serving, and `console.warn` is captured per request.
+ */
+export async function serve(module: object, options: ServeOptions = {}): Promise<void> {
+  const mod = asDoomLoopModule(module);
+  const log = options.log ?? defaultLog;
+  const without = new Set(options.withoutFeatures ?? []);
+  const dispatcher = new Dispatcher(mod, {
+    implementation: {
+      name: options.implementation?.name ?? 'typescript-port',
+      language: options.implementation?.language ?? 'typescript',
+      version: options.implementation?.version ?? '0.0.0',
+    },
+    features: (options.features ?? JS_MODULE_FEATURES).filter((feature) => !without.has(feature)),
+    log,
+  });
+  const output = options.output ?? process.stdout;
+  const saved = { log: console.log, info: console.info, debug: console.debug };
+  const toLog = (...items: unknown[]): void => log(`log: ${items.map(String).join(' ')}`);
+  console.log = toLog;
+  console.info = toLog;
+  console.debug = toLog;
+  try {
+    const lines = createInterface({ input: options.input ?? process.stdin, crlfDelay: Infinity, terminal: false });
+    for await (const line of lines) {
+      if (line.trim() === '') continue;
+      let request: unknown;
+      try {
+        request = JSON.parse(line) as unknown;
+      } catch (error) {
+        const message = error instanceof Error ? error.message : String(error);
+        await writeLine(output, responseLine({ id: null as Json, error: { code: 'bad-request', message: `not JSON: ${message}` } }));
+        continue;
+      }
+      await writeLine(output, responseLine(await dispatcher.handle(request)));
+    }
+  } finally {
+    Object.assign(console, saved);
+  }
+}
