@@ -1,9 +1,9 @@
 """Running one vector through a harness and judging the answers (spec/protocol.md).
 
 Expected results never travel to the harness: the runner sends each step's
-inputs, applies :func:`~doomloop_kit.generators.oracle.normative` to the
+inputs, applies :func:`~doomloop_kit.vectorset.oracle.normative` to the
 answer and compares it with the step's expectation using
-:func:`~doomloop_kit.generators.format.compare`.
+:func:`~doomloop_kit.vectorset.files.compare`.
 
 Requests are pipelined: every request of a vector is sent before the first
 answer is awaited, except where a request needs an earlier answer -- the
@@ -19,8 +19,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from doomloop_kit.generators import format as vformat
-from doomloop_kit.generators import oracle
+from doomloop_kit.vectorset import files as vformat
+from doomloop_kit.vectorset import oracle
 
 from .protocol import Exchange, Harness, HarnessFault
 
@@ -374,7 +374,7 @@ def _same_text(expected: Any, actual: Any) -> bool:
 
     Equal text implies equal values under the vector comparison rule (same
     numbers, same code units, same members); unequal text proves nothing (3
-    vs 3.0), so :func:`~doomloop_kit.generators.format.compare` decides then.
+    vs 3.0), so :func:`~doomloop_kit.vectorset.files.compare` decides then.
     """
     try:
         return _sorted_text(expected) == _sorted_text(actual)

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from doomloop_kit.generators import build, strategies
-from doomloop_kit.generators import format as vformat
+from doomloop_kit.vectorset import files as vformat
 from hypothesis import HealthCheck, Phase, Verbosity, assume, given, settings
 from hypothesis import seed as hypothesis_seed
 

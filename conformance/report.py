@@ -17,7 +17,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
-from doomloop_kit.generators import format as vformat
+from doomloop_kit.vectorset import files as vformat
 
 from .execute import ERRORED, FAILED, NOT_RUN, PASSED, SKIPPED, XFAILED, XPASSED, Outcome
 

@@ -28,7 +28,7 @@ from pathlib import Path
 from types import FrameType
 from typing import Any, Final
 
-from doomloop_kit.generators import format as vformat
+from doomloop_kit.vectorset import files as vformat
 
 from . import report
 from .execute import (

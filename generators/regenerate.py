@@ -24,11 +24,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from hypothesis import HealthCheck, Phase, Verbosity, given, settings
-from hypothesis import seed as hypothesis_seed
-
-from . import build, curated, strategies
-from .format import (
+from doomloop_kit.vectorset.files import (
     FORMAT_VERSION,
     MANIFEST_NAME,
     Vector,
@@ -37,6 +33,10 @@ from .format import (
     validate_vector_file_data,
     write_bytes_atomic,
 )
+from hypothesis import HealthCheck, Phase, Verbosity, given, settings
+from hypothesis import seed as hypothesis_seed
+
+from . import build, curated, strategies
 
 GENERATOR_VERSION = "1"
 """Bumped when the generators change what they draw (the same seed, other transcripts)."""

@@ -8,9 +8,9 @@ import os
 from pathlib import Path
 
 import pytest
-from doomloop_kit.generators import format as vformat
 from doomloop_kit.generators import regenerate, strategies
-from doomloop_kit.generators.format import VectorFormatError, compare, dumps, load_vector_file
+from doomloop_kit.vectorset import files as vformat
+from doomloop_kit.vectorset.files import VectorFormatError, compare, dumps, load_vector_file
 
 REPO = Path(__file__).resolve().parent.parent
 SMALL = [(name, 3) for name in strategies.FAMILIES]

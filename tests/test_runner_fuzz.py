@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 from doomloop_kit.conformance import cli
-from doomloop_kit.generators import format as vformat
+from doomloop_kit.vectorset import files as vformat
 from harnesses import support
 
 MUTANT = "per-call-streak-ignored"

@@ -62,7 +62,7 @@ import replay  # noqa: E402
 
 TYPE_NAMES = {"Literal", "Callable", "TypeVar", "TypeAlias", "Union", "Optional"}
 
-ORACLE = "doomloop_kit.generators.oracle"
+ORACLE = "doomloop_kit.vectorset.oracle"
 ORACLE_PATH = REPO / "generators" / "oracle.py"
 
 _SOURCES: dict[str, str] = {}
@@ -594,8 +594,8 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     prepared = replay.load()
     # Import everything the children re-use (jcs, parso's grammar) once, here.
-    from doomloop_kit.generators import format as _format  # noqa: F401
-    from doomloop_kit.generators import oracle as _oracle  # noqa: F401
+    from doomloop_kit.vectorset import files as _format  # noqa: F401
+    from doomloop_kit.vectorset import oracle as _oracle  # noqa: F401
 
     mutated_source(mutants[0]) if mutants else None
 
