@@ -29,7 +29,6 @@ import sys
 import threading
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from importlib import metadata
 from pathlib import Path
 from types import FrameType
 from typing import Any
@@ -53,6 +52,8 @@ Selected = list[tuple[str, vformat.Vector]]
 
 
 def runner_version() -> str:
+    from importlib import metadata  # only when a report is written: it costs start-up time
+
     try:
         return metadata.version("doomloop-kit")
     except metadata.PackageNotFoundError:  # pragma: no cover
@@ -469,6 +470,7 @@ def _run(args: argparse.Namespace, out: report.Console) -> int:
         supervisor.kill()
         for label, vector in selected[len(outcomes) :]:
             outcomes.append(Outcome(vector, label, Status.NOT_RUN))
+            tally.add(outcomes[-1])
         _write_reports(
             outputs,
             header=_header(args, vector_set, supervisor, selection, len(selected)),

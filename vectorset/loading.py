@@ -111,7 +111,8 @@ class SourceFile:
     index: cache.FileIndex
 
     def load(self) -> VectorFile:
-        return VectorFile.from_json(parse_json_bytes(self.path, self.raw), self.path)
+        # valid (checked now or cached), so the plain decoder is enough: no duplicate members
+        return VectorFile.from_json(json.loads(self.raw), self.path)
 
 
 @dataclass(frozen=True)
@@ -202,10 +203,14 @@ def _read_manifest(root: Path) -> tuple[dict[str, Any], bytes]:
             f"{FORMAT_VERSION} only"
             + (" (the set is newer than the runner: upgrade doomloop-kit)" if newer else "")
         )
+    digest, schema = hashlib.sha256(raw).hexdigest(), schema_sha256()
+    if cache.lookup(digest, schema) is not None:
+        return data, raw
     try:
         manifest = load_manifest_data(path, raw)
     except VectorFormatError as error:
         raise VectorSetError(str(error)) from error
+    cache.remember(digest, schema, cache.FileIndex("manifest", "", (), frozenset()))
     return manifest, raw
 
 
