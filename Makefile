@@ -9,6 +9,12 @@ BIN     := $(VENV)/bin
 KIT     := $(BIN)/doomloop-kit
 REPORTS ?= .artifacts/reports
 
+# Every Python package (checked by lint and typecheck); mypy sees them under
+# doomloop_kit.* through a tree of symbolic links, as the installed package names them.
+PY_PACKAGES := reference generators conformance vectorset
+PY_CHECKED  := $(PY_PACKAGES) tests benchmarks docs/hooks
+MYPY_TREE   := .artifacts/mypy
+
 PORT_PYTHON := $(BIN)/python -m doomloop_kit.conformance.harnesses.python_reference
 PORT_TS     := node ports/typescript/dist/harness.js
 PORT_GO     := ports/go/bin/doomloop-harness
@@ -59,11 +65,15 @@ conformance-reports: install ports
 # -- every test -----------------------------------------------------------------
 
 lint: install
-	$(BIN)/ruff check reference generators conformance tests benchmarks docs
-	$(BIN)/ruff format --check reference
+	$(BIN)/ruff check $(PY_CHECKED)
+	$(BIN)/ruff format --check $(PY_CHECKED)
 
 typecheck: install
-	$(BIN)/mypy reference
+	rm -rf $(MYPY_TREE) && mkdir -p $(MYPY_TREE)/doomloop_kit
+	touch $(MYPY_TREE)/doomloop_kit/__init__.py
+	for package in $(PY_PACKAGES); do ln -s ../../../$$package $(MYPY_TREE)/doomloop_kit/$$package; done
+	MYPYPATH=$(MYPY_TREE) $(BIN)/mypy --strict -p doomloop_kit
+	MYPYPATH=$(MYPY_TREE):tests:docs/hooks $(BIN)/mypy --strict tests benchmarks docs/hooks
 
 vectors-check: install
 	$(KIT) vectors regenerate --check

@@ -9,7 +9,6 @@ from pathlib import Path
 
 import pytest
 from doomloop_kit.generators import regenerate, strategies
-from doomloop_kit.vectorset import files as vformat
 from doomloop_kit.vectorset.files import VectorFormatError, compare, dumps, load_vector_file
 
 REPO = Path(__file__).resolve().parent.parent
@@ -76,7 +75,7 @@ def test_interrupted_write_leaves_old_files(
             raise OSError("disk full (simulated)")
         real_replace(src, dst)
 
-    monkeypatch.setattr(vformat.os, "replace", failing_replace)
+    monkeypatch.setattr(os, "replace", failing_replace)
     changed = [(name, 4) for name, _ in SMALL]
     assert regenerate.run(_args(root, counts=changed)) == 2
     monkeypatch.undo()

@@ -78,7 +78,10 @@ def test_selection_by_file_family_and_glob(root: Path, capsys: pytest.CaptureFix
     assert support.run([str(root / "curated/text.json"), *port])[0] == 0
     assert _last_lines(capsys) == ["3 passed, 0 failed, 0 skipped"]
     assert (
-        support.run(["--vectors", str(root), "--family", "escalation", "--family", "functions", *port])[0] == 0
+        support.run(
+            ["--vectors", str(root), "--family", "escalation", "--family", "functions", *port]
+        )[0]
+        == 0
     )
     assert _last_lines(capsys) == ["4 passed, 0 failed, 0 skipped"]
     assert (

@@ -110,7 +110,9 @@ def test_an_id_in_two_files_is_an_integrity_error(
     _rewrite(root2, "curated/escalation.json", steal)
     _edit_manifest(
         root2,
-        lambda m: [e.update(family="functions") for e in m["files"] if e["family"] == "escalation"],
+        lambda m: next(e for e in m["files"] if e["family"] == "escalation").update(
+            family="functions"
+        ),
     )
     status, _ = _run(root2)
     assert status == 2
@@ -364,7 +366,7 @@ def test_a_warm_run_validates_nothing_and_a_one_vector_run_parses_one_file(
     monkeypatch.setenv("DOOMLOOP_KIT_CACHE", str(tmp_path / "cache"))
     validated: list[object] = []
     parsed: list[str] = []
-    real_validate = loading.validate_vector_file_data
+    real_validate = vformat.validate_vector_file_data
     real_load = loading.SourceFile.load
 
     def counting_validate(data: Any, path: Any = "<memory>") -> None:
@@ -375,7 +377,7 @@ def test_a_warm_run_validates_nothing_and_a_one_vector_run_parses_one_file(
         parsed.append(self.label)
         return real_load(self)
 
-    monkeypatch.setattr(loading, "validate_vector_file_data", counting_validate)
+    monkeypatch.setattr(vformat, "validate_vector_file_data", counting_validate)
     monkeypatch.setattr(loading.SourceFile, "load", counting_load)
     cold = loading.open_vector_set(root)
     assert len(validated) == len(cold.files)  # every file once

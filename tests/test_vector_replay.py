@@ -49,8 +49,10 @@ def replay(vector) -> list[str]:  # type: ignore[no-untyped-def]
     for index, step in enumerate(vector.steps):
         try:
             if step.op == RESUME_OP:
+                assert monitor is not None
                 monitor, result = oracle.resume(monitor, vector.option)
             elif step.op in MONITOR_OPS:
+                assert monitor is not None
                 result = oracle.MONITOR_OPS[step.op](monitor, step.request())
             else:
                 result = oracle.FUNCTION_OPS[step.op](step.request())

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
-from . import cache
+from . import cache, files
 from .files import (
     FORMAT_VERSION,
     MANIFEST_NAME,
@@ -36,7 +36,6 @@ from .files import (
     load_manifest_data,
     parse_json_bytes,
     schema_sha256,
-    validate_vector_file_data,
 )
 
 _GLOB_CHARS: Final = frozenset("*?[")
@@ -156,7 +155,7 @@ def _source(label: str, path: Path) -> SourceFile:
     if index is None:
         try:
             data = parse_json_bytes(path, raw)
-            validate_vector_file_data(data, path)
+            files.validate_vector_file_data(data, path)
         except VectorFormatError as error:
             raise VectorSetError(str(error)) from error
         index = cache.FileIndex(

@@ -265,7 +265,7 @@ def main() -> int:
     MUTANTS[sys.argv[1]]()
     from doomloop_kit.conformance.harnesses import python_reference
 
-    assert oracle is python_reference.oracle
+    assert vars(python_reference)["oracle"] is oracle  # the harness runs the patched oracle
     return python_reference.main()
 
 

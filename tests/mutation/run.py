@@ -614,10 +614,11 @@ def main(argv: list[str] | None = None) -> int:
     wall = time.perf_counter() - started
 
     entries = load_equivalents(HERE / "equivalents.toml")
-    order = {m: i for i, m in enumerate(mutants)}
+    order: dict[Mutant | None, int] = {m: i for i, m in enumerate(mutants)}
     outcomes: list[Outcome] = []
-    for mutant, code, message, seconds in sorted(raw, key=lambda r: order[r[0]]):
-        assert mutant is not None
+    for ran, code, message, seconds in sorted(raw, key=lambda r: order[r[0]]):
+        assert ran is not None
+        mutant = ran
         if code is None:
             outcome = Outcome(mutant, "timeout", message, seconds)
         elif code == 0:
