@@ -43,9 +43,7 @@ def build(files: Files, state: BuildState) -> list[NavItem]:
 
     vector_pages: list[NavItem] = ["vectors/index.md"]
     for kind in ("curated", "generated"):
-        family_pages = [
-            {f.family: f.page_uri} for f in state.catalog.files if f.kind == kind
-        ]
+        family_pages = [{f.family: f.page_uri} for f in state.catalog.files if f.kind == kind]
         if family_pages:
             vector_pages.append({kind.capitalize(): family_pages})
 
