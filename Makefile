@@ -8,6 +8,9 @@ VENV    := .venv
 BIN     := $(VENV)/bin
 KIT     := $(BIN)/doomloop-kit
 REPORTS ?= .artifacts/reports
+# The in-tree ports' reports live in a folder of their own, which make rebuilds;
+# everything else under $(REPORTS) (a port author's reports) is never touched.
+IN_TREE_REPORTS := $(REPORTS)/in-tree
 
 # Every Python package (checked by lint and typecheck); mypy sees them under
 # doomloop_kit.* through a tree of symbolic links, as the installed package names them.
@@ -51,13 +54,13 @@ conformance: install ports
 # The same runs, writing the JSON reports the docs matrix is built from; a
 # failing run prints its log and stops the build.
 define report
-	$(KIT) conformance run --progress lines --port "$(2)" --report-json $(REPORTS)/$(1).jsonl \
-		> $(REPORTS)/$(1).log 2>&1 || { cat $(REPORTS)/$(1).log; exit 1; }
-	tail -n 1 $(REPORTS)/$(1).log
+	$(KIT) conformance run --progress lines --port "$(2)" --report-json $(IN_TREE_REPORTS)/$(1).jsonl \
+		> $(IN_TREE_REPORTS)/$(1).log 2>&1 || { cat $(IN_TREE_REPORTS)/$(1).log; exit 1; }
+	tail -n 1 $(IN_TREE_REPORTS)/$(1).log
 endef
 
 conformance-reports: install ports
-	rm -rf $(REPORTS) && mkdir -p $(REPORTS)
+	rm -rf $(IN_TREE_REPORTS) && mkdir -p $(IN_TREE_REPORTS)
 	$(call report,python-reference,$(PORT_PYTHON))
 	$(call report,typescript,$(PORT_TS))
 	$(call report,go,$(PORT_GO))

@@ -391,3 +391,4 @@ def test_search_finds_vector_id(browser: Browser, base_url: str) -> None:
         ".map(a => a.getAttribute('href')); return a.length ? a : null; })()"
     )
     assert any(str(h).endswith("#" + target) for h in links[:5]), links[:5]
+    assert not any("undefined" in str(h) for h in links), links  # every result has a real page

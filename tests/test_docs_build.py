@@ -282,6 +282,55 @@ def test_generated_vectors_have_direct_search_entries(built: dict[str, Any]) -> 
                 assert url in locations
 
 
+def test_every_search_entry_with_an_anchor_has_its_page_entry(built: dict[str, Any]) -> None:
+    """The search groups ``page#anchor`` entries under the entry located at ``page``;
+    one without it is shown as its own page and links to ``/undefined``."""
+    index = json.loads((built["site"] / "search" / "search_index.json").read_text(encoding="utf-8"))
+    pages: set[str] = set()
+    orphans = []
+    for doc in index["docs"]:
+        page, _, anchor = doc["location"].partition("#")
+        if not anchor:
+            pages.add(page)
+        elif page not in pages:
+            orphans.append(doc["location"])
+    assert orphans == []
+
+
+_EXTERNAL_LOAD = re.compile(
+    r"<(?:link|script|img|iframe)\b[^>]*\b(?:href|src)=[\"']?(?:https?:)?//|@import\s+url\(\s*[\"']?(?:https?:)?//",
+    re.I,
+)
+
+
+def test_pages_load_nothing_from_outside_the_site(built: dict[str, Any]) -> None:
+    """No web fonts, scripts or styles from other hosts (links to them are fine)."""
+    site: Path = built["site"]
+    loading = [
+        f"{path.relative_to(site)}: {match.group(0)}"
+        for path in sorted(site.rglob("*"))
+        if path.suffix in (".html", ".css")
+        for match in _EXTERNAL_LOAD.finditer(path.read_text(encoding="utf-8", errors="replace"))
+    ]
+    assert loading == []
+
+
+def test_make_docs_keeps_a_port_authors_reports(tmp_path: Path) -> None:
+    """``make docs`` rebuilds the in-tree reports in their own folder and deletes nothing else."""
+    plan = subprocess.run(
+        ["make", "-n", "-B", "docs", "REPORTS=" + str(tmp_path / "reports")],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    removals = [line for line in plan.splitlines() if re.search(r"\brm\b", line)]
+    assert removals, plan  # the in-tree folder is rebuilt from scratch
+    for line in removals:
+        targets = [w for w in line.split("&&")[0].split()[1:] if not w.startswith("-")]
+        assert targets == [str(tmp_path / "reports" / "in-tree")], line
+
+
 def test_harness_guide_includes_the_real_harness_files(built: dict[str, Any]) -> None:
     text = plain_text(page_html(built["site"], "guide/write-a-harness/"))
     for rel in HARNESS_FILES:

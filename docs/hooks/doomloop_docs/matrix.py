@@ -90,7 +90,9 @@ def read_report(path: Path) -> Run:
 def load_runs(reports_dir: Path) -> list[Run]:
     if not reports_dir.is_dir():
         return []
-    runs = [read_report(p) for p in sorted(reports_dir.glob("*.jsonl"))]
+    # the folder and its subfolders: `make` writes the in-tree ports' reports
+    # into their own subfolder, beside the reports port authors put there
+    runs = [read_report(p) for p in sorted(reports_dir.rglob("*.jsonl"))]
     return sorted(runs, key=Run.sort_key)
 
 
