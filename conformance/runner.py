@@ -34,7 +34,7 @@ from types import FrameType
 from typing import Any
 
 from doomloop_kit.vectorset import files as vformat
-from doomloop_kit.vectorset import loading
+from doomloop_kit.vectorset import loading, resources
 
 from . import report
 from .execute import VectorRun
@@ -360,19 +360,15 @@ def run(args: argparse.Namespace) -> int:
         _restore_signal_handlers(previous)
 
 
-def default_vector_root() -> Path:
-    return Path(__file__).resolve().parent.parent / "vectors"
-
-
 def _open(args: argparse.Namespace) -> loading.VectorSet:
     verify = not args.no_verify
     try:
         if args.files:
             vector_set = loading.open_vector_files(args.files, verify=verify)
         else:
-            root = args.vectors if args.vectors is not None else default_vector_root()
+            root = args.vectors if args.vectors is not None else resources.vectors_root()
             vector_set = loading.open_vector_set(root, verify=verify)
-    except loading.VectorSetError as error:
+    except (loading.VectorSetError, resources.MissingResource) as error:
         raise UsageError(f"cannot use the vectors: {error}") from error
     return vector_set
 

@@ -34,7 +34,7 @@ from typing import Any, Final
 from doomloop_kit.reference import utf16
 from doomloop_kit.reference.jsvalues import UNDEFINED, is_number, to_double
 
-from . import oracle
+from . import oracle, resources
 
 FORMAT_VERSION: Final = 1
 """The format version this module reads and writes (spec/vectors.md#versioning)."""
@@ -48,9 +48,7 @@ RESUME_OP: Final = "resume"
 FUNCTION_OPS: Final = tuple(oracle.FUNCTION_OPS)
 """Step operations that need no monitor."""
 
-SCHEMA_PATH: Final = (
-    Path(__file__).resolve().parent.parent / "spec" / "schema" / "vectors.schema.json"
-)
+SCHEMA_NAME: Final = "vectors.schema.json"
 MANIFEST_NAME: Final = "manifest.json"
 
 
@@ -211,7 +209,7 @@ class VectorFile:
 
 @functools.cache
 def _schema_bytes() -> bytes:
-    return SCHEMA_PATH.read_bytes()
+    return (resources.schema_dir() / SCHEMA_NAME).read_bytes()
 
 
 @functools.cache
