@@ -4,7 +4,8 @@ The examples are read from the fenced code blocks of the Markdown files (a
 line continued with a backslash is joined, a trailing ``# comment`` dropped);
 the ``--port`` placeholder becomes the in-tree Go harness when it is built
 (fast), else the Python reference harness; every relative path is taken in
-a temporary working directory, where an empty ``known.txt`` exists.
+a temporary working directory, where an empty ``known.txt`` exists; the
+command ends at a shell operator (``||``, ``&&``...).
 """
 
 from __future__ import annotations
@@ -69,6 +70,9 @@ def test_doc_example_runs_and_passes(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     words = shlex.split(rest, comments=True)
+    for operator in ("||", "&&", "|", ";", ">"):  # the command ends at a shell operator
+        if operator in words:
+            words = words[: words.index(operator)]
     if "--port" in words:
         words[words.index("--port") + 1] = _port()
     monkeypatch.chdir(tmp_path)

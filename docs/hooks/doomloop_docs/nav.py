@@ -14,6 +14,7 @@ NavItem = Any
 DOCS_PAGES = {
     "home": "index.md",
     "harness": "guide/write-a-harness.md",
+    "ci": "guide/ci.md",
     "versioning": "versioning.md",
     "changelog": "changelog.md",
     "benchmarks": "benchmarks.md",
@@ -52,6 +53,7 @@ def build(files: Files, state: BuildState) -> list[NavItem]:
         {title: DOCS_PAGES[key]}
         for key, title in (
             ("harness", "Write a harness"),
+            ("ci", "Run it in your CI"),
             ("mutation", "Mutation score of the vectors"),
             ("benchmarks", "Benchmarks"),
         )
