@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
-from doomloop_kit.reference import utf16
+from doomloop_kit.reference import utf16, wire
 from doomloop_kit.reference.jsvalues import UNDEFINED, is_number, to_double
 
 from . import oracle, resources
@@ -220,9 +220,10 @@ def load_schema() -> dict[str, Any]:
 
 
 def feature_vocabulary() -> frozenset[str]:
-    """The feature names a vector may need (spec/features.md), as the schema lists them."""
+    """The feature names a vector may need (spec/features.md): those the vector schema
+    lists and those the reference implements."""
     features = load_schema()["$defs"]["vector"]["properties"]["features"]["items"]["enum"]
-    return frozenset(features)
+    return frozenset(features) | frozenset(wire.FEATURES)
 
 
 def schema_sha256() -> str:
