@@ -63,7 +63,7 @@ import replay  # noqa: E402
 TYPE_NAMES = {"Literal", "Callable", "TypeVar", "TypeAlias", "Union", "Optional"}
 
 ORACLE = "doomloop_kit.vectorset.oracle"
-ORACLE_PATH = REPO / "generators" / "oracle.py"
+ORACLE_PATH = REPO / "vectorset" / "oracle.py"
 
 _SOURCES: dict[str, str] = {}
 """The reference's sources (module stem -> text), read once: every child imports
