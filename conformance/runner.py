@@ -366,8 +366,11 @@ def _open(args: argparse.Namespace) -> loading.VectorSet:
         if args.files:
             vector_set = loading.open_vector_files(args.files, verify=verify)
         else:
-            root = args.vectors if args.vectors is not None else resources.vectors_root()
-            vector_set = loading.open_vector_set(root, verify=verify)
+            if args.vectors is not None:
+                vector_set = loading.open_vector_set(args.vectors, verify=verify)
+            else:
+                shipped = resources.vectors_root()
+                vector_set = loading.open_vector_set(shipped, verify=verify, shipped=True)
     except (loading.VectorSetError, resources.MissingResource) as error:
         raise UsageError(f"cannot use the vectors: {error}") from error
     return vector_set

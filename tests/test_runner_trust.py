@@ -440,3 +440,26 @@ def test_no_module_shadows_a_builtin_module() -> None:
         if path.stem in shadowing
     ]
     assert found == []
+
+
+def test_the_shipped_set_is_parsed_not_schema_checked_on_a_cold_run(
+    root: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Files of the set the kit ships, unchanged since release, need no schema check;
+    an edited one is checked (and the edit then fails its integrity check)."""
+    monkeypatch.setenv("DOOMLOOP_KIT_CACHE", str(tmp_path / "cache"))
+    validated: list[object] = []
+    real_validate = vformat.validate_vector_file_data
+
+    def counting_validate(data: Any, path: Any = "<memory>") -> None:
+        validated.append(path)
+        real_validate(data, path)
+
+    monkeypatch.setattr(vformat, "validate_vector_file_data", counting_validate)
+    loading.open_vector_set(root, shipped=True)
+    assert validated == []
+    path = root / "curated/text.json"
+    path.write_bytes(path.read_bytes().replace(b'"text/period-tie"', b'"text/period-tye"'))
+    with pytest.raises(loading.IntegrityError):
+        loading.open_vector_set(root, shipped=True)
+    assert validated == [path]

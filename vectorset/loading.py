@@ -146,8 +146,13 @@ def _read(path: Path) -> bytes:
         raise VectorSetError(f"{path}: cannot read: {error.strerror or error}") from error
 
 
-def _source(label: str, path: Path) -> SourceFile:
-    """Read one file and make sure it is valid (from the cache when it was seen before)."""
+def _source(label: str, path: Path, vouched: str | None = None) -> SourceFile:
+    """Read one file and make sure it is valid (from the cache when it was seen before).
+
+    ``vouched`` is the sha256 under which the kit ships this file: the shipped set
+    was schema-checked before its release (its test suite validates every file),
+    so bytes with that digest need only be parsed.
+    """
     raw = _read(path)
     digest = hashlib.sha256(raw).hexdigest()
     schema = schema_sha256()
@@ -155,7 +160,8 @@ def _source(label: str, path: Path) -> SourceFile:
     if index is None:
         try:
             data = parse_json_bytes(path, raw)
-            files.validate_vector_file_data(data, path)
+            if digest != vouched:
+                files.validate_vector_file_data(data, path)
         except VectorFormatError as error:
             raise VectorSetError(str(error)) from error
         index = cache.FileIndex(
@@ -213,10 +219,17 @@ def _read_manifest(root: Path) -> tuple[dict[str, Any], bytes]:
     return manifest, raw
 
 
-def open_vector_set(root: Path, *, verify: bool = True) -> VectorSet:
-    """The vector set under ``root`` (with its manifest), verified unless ``verify`` is False."""
+def open_vector_set(root: Path, *, verify: bool = True, shipped: bool = False) -> VectorSet:
+    """The vector set under ``root`` (with its manifest), verified unless ``verify`` is False.
+
+    ``shipped``: ``root`` is the set the kit ships, whose files matching their
+    manifest digests were validated before release.
+    """
     manifest, manifest_raw = _read_manifest(root)
-    files = tuple(_source(entry["path"], root / entry["path"]) for entry in manifest["files"])
+    files = tuple(
+        _source(entry["path"], root / entry["path"], entry["sha256"] if shipped else None)
+        for entry in manifest["files"]
+    )
     problems: list[str] = []
     for entry, source in zip(manifest["files"], files, strict=True):
         label, index = source.label, source.index
