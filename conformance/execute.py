@@ -323,8 +323,11 @@ def _same_text(expected: Any, actual: Any) -> bool:
         return False
 
 
+_SORTED_ENCODER: Final = json.JSONEncoder(sort_keys=True, separators=(",", ":"))
+
+
 def _sorted_text(value: Any) -> str:
-    return json.dumps(value, sort_keys=True, separators=(",", ":"))
+    return _SORTED_ENCODER.encode(value)
 
 
 def _clip(text: str) -> str:

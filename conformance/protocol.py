@@ -88,9 +88,13 @@ class Exchange:
     line: str = field(default="", repr=False)
 
 
+# One encoder for every request (json.dumps would build one per call). ensure_ascii
+# keeps lone surrogates as \udxxx escapes, which UTF-8 cannot carry raw.
+_REQUEST_ENCODER: Final = json.JSONEncoder(separators=(",", ":"), allow_nan=False)
+
+
 def _encode(message: Mapping[str, Any]) -> bytes:
-    # ensure_ascii keeps lone surrogates as \udxxx escapes, which UTF-8 cannot carry raw
-    return (json.dumps(message, separators=(",", ":"), allow_nan=False) + "\n").encode("ascii")
+    return (_REQUEST_ENCODER.encode(message) + "\n").encode("ascii")
 
 
 class Connection:
