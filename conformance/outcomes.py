@@ -156,7 +156,7 @@ class Outcome:
             return dataclasses.replace(self, status=Status.XFAILED, expected_reason=reason)
         if self.status == Status.PASSED:
             return dataclasses.replace(self, status=Status.XPASSED, expected_reason=reason)
-        return self
+        return dataclasses.replace(self, expected_reason=reason)  # skipped or not run: kept
 
     def with_stderr(self, stderr: list[str]) -> Outcome:
         """The outcome with the harness's final stderr tail (known once it was killed)."""

@@ -274,12 +274,16 @@ def write_junit(
 
 
 def write_expected_failures(path: Path, outcomes: Iterable[Outcome], state: RunState) -> None:
+    """The ids that failed or errored, and the listed ones this run could not judge
+    (skipped, or not run because the run ended early), which keep their reason."""
     lines = [
         "# vectors that failed or errored in this run (doomloop-kit conformance run)",
         f"# run status: {state}",
     ]
     for outcome in outcomes:
-        if outcome.status in (Status.FAILED, Status.ERRORED, Status.XFAILED):
+        if outcome.status in (Status.SKIPPED, Status.NOT_RUN) and outcome.expected_reason:
+            lines.append(f"{outcome.id}  # {_clip(outcome.expected_reason)} ({outcome.status})")
+        elif outcome.status in (Status.FAILED, Status.ERRORED, Status.XFAILED):
             reason = (
                 outcome.expected_reason if outcome.status == Status.XFAILED else outcome.summary()
             )

@@ -28,7 +28,7 @@ import signal
 import sys
 import threading
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from types import FrameType
 from typing import Any
@@ -400,6 +400,28 @@ class Outputs:
 
 def _run(args: argparse.Namespace, out: report.Console) -> int:
     outputs = Outputs.checked(args)
+    for path in (outputs.report_json, outputs.junit_xml):
+        if path is not None:
+            report.remove_stale(path)
+    try:
+        return _run_checked(args, out, outputs)
+    except UsageError as error:  # bad input: the JSON and JUnit reports say so
+        footer = _footer(
+            Tally(aborted=str(error)), RunState.ABORTED, int(ExitStatus.USAGE), [], [], 0
+        )
+        header = {"type": "header", "runner": _runner_json(), "protocol": PROTOCOL_VERSION}
+        _write_reports(
+            replace(outputs, expected_failures=None),  # nothing is known: keep that file
+            header=header,
+            outcomes=[],
+            footer=footer,
+            state=RunState.ABORTED,
+            run_problem=str(error),
+        )
+        raise
+
+
+def _run_checked(args: argparse.Namespace, out: report.Console, outputs: Outputs) -> int:
     vector_set = _open(args)
     for problem in vector_set.problems:
         out.note(f"warning: integrity (--no-verify): {problem}")
@@ -410,9 +432,6 @@ def _run(args: argparse.Namespace, out: report.Console) -> int:
     selected = vector_set.select(selection)
     if not selected:
         raise UsageError(f"no vector matches the selection {json.dumps(selection.to_json())}")
-    for path in (outputs.report_json, outputs.junit_xml):
-        if path is not None:
-            report.remove_stale(path)
 
     known = vformat.feature_vocabulary() | {f for _, v in selected for f in v.features}
     supervisor = Supervisor(HarnessOptions.from_args(args), known, out.note)
@@ -468,7 +487,9 @@ def _run(args: argparse.Namespace, out: report.Console) -> int:
     finally:
         supervisor.kill()
         for label, vector in selected[len(outcomes) :]:
-            outcomes.append(Outcome(vector, label, Status.NOT_RUN))
+            outcome = Outcome(vector, label, Status.NOT_RUN)
+            entry = match_expected(expected, vector.id)
+            outcomes.append(outcome if entry is None else outcome.expected_to_fail(entry.reason))
             tally.add(outcomes[-1])
         _write_reports(
             outputs,
@@ -538,7 +559,7 @@ def _header(
     hello = supervisor.hello
     return {
         "type": "header",
-        "runner": {"name": "doomloop-kit conformance run", "version": runner_version()},
+        "runner": _runner_json(),
         "protocol": PROTOCOL_VERSION,
         "vectorSet": vector_set.description,
         "harness": None
@@ -551,6 +572,10 @@ def _header(
         },
         "selection": {**selection.to_json(), "vectors": count},
     }
+
+
+def _runner_json() -> dict[str, str]:
+    return {"name": "doomloop-kit conformance run", "version": runner_version()}
 
 
 def _footer(

@@ -463,3 +463,53 @@ def test_the_shipped_set_is_parsed_not_schema_checked_on_a_cold_run(
     with pytest.raises(loading.IntegrityError):
         loading.open_vector_set(root, shipped=True)
     assert validated == [path]
+
+
+def test_an_input_error_replaces_the_previous_reports(
+    root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    report, junit, xfail = tmp_path / "r.jsonl", tmp_path / "junit.xml", tmp_path / "known.txt"
+    report.write_text('{"type": "footer", "exitStatus": 0}\n')  # a previous green run
+    junit.write_text("<testsuite tests='1' failures='0'/>")
+    xfail.write_text("text/period-tie  # a known failure\n")
+    _edit_manifest(root, lambda m: m["files"][0].update(sha256="0" * 64))
+    status, lines = _run(
+        root,
+        "--junit-xml",
+        str(junit),
+        "--expected-failures",
+        str(xfail),
+        "--write-expected-failures",
+        str(xfail),
+        report=report,
+    )
+    assert status == 2
+    assert lines[-1]["status"] == "aborted" and lines[-1]["exitStatus"] == 2
+    assert "integrity" in lines[-1]["aborted"]
+    assert ET.parse(junit).getroot().get("errors") == "1"
+    assert xfail.read_text() == "text/period-tie  # a known failure\n"  # nothing known: kept
+
+
+def test_an_aborted_run_keeps_the_listed_vectors_it_did_not_run(root: Path, tmp_path: Path) -> None:
+    xfail = tmp_path / "known.txt"
+    xfail.write_text("state/restore-clamps  # a known failure\n")
+    status, _ = support.run(
+        [
+            "--vectors",
+            str(root),
+            "--port",
+            support.fault("crash", 1),
+            "--max-restarts",
+            "0",
+            "--family",
+            "state",
+            "--expected-failures",
+            str(xfail),
+            "--write-expected-failures",
+            str(xfail),
+        ]
+    )
+    assert status == 3
+    written = xfail.read_text()
+    assert "# run status: aborted" in written
+    assert "state/restore-clamps  # a known failure (not-run)" in written
