@@ -8,6 +8,15 @@ VENV    := .venv
 BIN     := $(VENV)/bin
 KIT     := $(BIN)/doomloop-kit
 REPORTS ?= .artifacts/reports
+# The in-tree ports' reports live in a folder of their own, which make rebuilds;
+# everything else under $(REPORTS) (a port author's reports) is never touched.
+IN_TREE_REPORTS := $(REPORTS)/in-tree
+
+# Every Python package (checked by lint and typecheck); mypy sees them under
+# doomloop_kit.* through a tree of symbolic links, as the installed package names them.
+PY_PACKAGES := reference generators conformance vectorset engine replay
+PY_CHECKED  := $(PY_PACKAGES) tests benchmarks docs/hooks
+MYPY_TREE   := .artifacts/mypy
 
 PORT_PYTHON := $(BIN)/python -m doomloop_kit.conformance.harnesses.python_reference
 PORT_TS     := node ports/typescript/dist/harness.js
@@ -18,10 +27,10 @@ PORT_GO     := ports/go/bin/doomloop-harness
 
 # -- installation -------------------------------------------------------------
 
-$(VENV)/.installed: pyproject.toml
+$(VENV)/.installed: pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	$(BIN)/python -m pip install --quiet -c constraints.txt -e '.[dev]'
 	touch $@
 
 install: $(VENV)/.installed
@@ -45,13 +54,13 @@ conformance: install ports
 # The same runs, writing the JSON reports the docs matrix is built from; a
 # failing run prints its log and stops the build.
 define report
-	$(KIT) conformance run --progress lines --port "$(2)" --report-json $(REPORTS)/$(1).jsonl \
-		> $(REPORTS)/$(1).log 2>&1 || { cat $(REPORTS)/$(1).log; exit 1; }
-	tail -n 1 $(REPORTS)/$(1).log
+	$(KIT) conformance run --progress lines --port "$(2)" --report-json $(IN_TREE_REPORTS)/$(1).jsonl \
+		> $(IN_TREE_REPORTS)/$(1).log 2>&1 || { cat $(IN_TREE_REPORTS)/$(1).log; exit 1; }
+	tail -n 1 $(IN_TREE_REPORTS)/$(1).log
 endef
 
 conformance-reports: install ports
-	rm -rf $(REPORTS) && mkdir -p $(REPORTS)
+	rm -rf $(IN_TREE_REPORTS) && mkdir -p $(IN_TREE_REPORTS)
 	$(call report,python-reference,$(PORT_PYTHON))
 	$(call report,typescript,$(PORT_TS))
 	$(call report,go,$(PORT_GO))
@@ -59,18 +68,15 @@ conformance-reports: install ports
 # -- every test -----------------------------------------------------------------
 
 lint: install
-	$(BIN)/ruff check reference generators conformance engine replay tests benchmarks docs
-	$(BIN)/ruff format --check reference engine generators/engine_scenarios replay
+	$(BIN)/ruff check $(PY_CHECKED)
+	$(BIN)/ruff format --check $(PY_CHECKED)
 
-# engine/ and replay/ import the other folders as doomloop_kit.*, which mypy
-# cannot see through the editable install: it checks a tree of links.
 typecheck: install
-	$(BIN)/mypy reference
-	rm -rf .artifacts/mypy && mkdir -p .artifacts/mypy/doomloop_kit
-	for d in reference generators conformance engine replay; do ln -s ../../../$$d .artifacts/mypy/doomloop_kit/$$d; done
-	cd .artifacts/mypy && MYPYPATH=. ../../$(BIN)/mypy --strict --follow-imports=silent \
-		--config-file ../../pyproject.toml -p doomloop_kit.engine \
-		-p doomloop_kit.generators.engine_scenarios -p doomloop_kit.replay
+	rm -rf $(MYPY_TREE) && mkdir -p $(MYPY_TREE)/doomloop_kit
+	touch $(MYPY_TREE)/doomloop_kit/__init__.py
+	for package in $(PY_PACKAGES); do ln -s ../../../$$package $(MYPY_TREE)/doomloop_kit/$$package; done
+	MYPYPATH=$(MYPY_TREE) $(BIN)/mypy --strict -p doomloop_kit
+	MYPYPATH=$(MYPY_TREE):tests:docs/hooks $(BIN)/mypy --strict tests benchmarks docs/hooks
 
 vectors-check: install
 	$(KIT) vectors regenerate --check

@@ -34,6 +34,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -264,11 +265,12 @@ def main() -> int:
     if not args.skip_build:
         build_ports()
     fanout: dict[str, Any] = {}
-    for name, measure in (
+    measures: tuple[tuple[str, Callable[[], dict[str, Any]]], ...] = (
         ("python-reference", lambda: fanout_python(args.quick)),
         ("typescript", fanout_typescript),
         ("go", lambda: fanout_go(args.quick)),
-    ):
+    )
+    for name, measure in measures:
         try:
             fanout[name] = measure()
         except BenchError as error:

@@ -66,10 +66,10 @@ def measure(width: int) -> dict[str, Any]:
     monitor = _monitor()
     for number in range(STEADY_ROUNDS):
         _round(monitor, number, keys)
-    steady = monitor.get_state()
+    steady: Any = monitor.get_state()
     half = keys[: max(1, width // 2)]
     _round(monitor, STEADY_ROUNDS, half)
-    shrunk = monitor.get_state()
+    shrunk: Any = monitor.get_state()
     steady_bytes = len(json.dumps(steady))
     shrunk_bytes = len(json.dumps(shrunk))
     compact_bytes = len(json.dumps(compact(shrunk)))

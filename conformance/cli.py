@@ -32,8 +32,22 @@ COMMANDS: dict[tuple[str, ...], tuple[str, str]] = {
 }
 
 
+class _Version(argparse.Action):
+    """``--version``, computed only when asked for (it reads the shipped manifest)."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str, **kwargs: object) -> None:
+        super().__init__(option_strings, dest, nargs=0, help="print the versions and exit")
+
+    def __call__(self, parser: argparse.ArgumentParser, *args: object) -> None:
+        from .version import version_text
+
+        print(version_text())
+        parser.exit()
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="doomloop-kit", description=__doc__)
+    parser.add_argument("--version", action=_Version)
     groups = parser.add_subparsers(dest="group", required=True, metavar="GROUP")
     group_parsers: dict[str, argparse._SubParsersAction[argparse.ArgumentParser]] = {}
     for (group, *name), (module_name, help_text) in COMMANDS.items():

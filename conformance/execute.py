@@ -1,9 +1,10 @@
 """Running one vector through a harness and judging the answers (spec/protocol.md).
 
 Expected results never travel to the harness: the runner sends each step's
-inputs, applies :func:`~doomloop_kit.generators.oracle.normative` to the
+inputs, applies :func:`~doomloop_kit.vectorset.oracle.normative` to the
 answer and compares it with the step's expectation using
-:func:`~doomloop_kit.generators.format.compare`.
+:func:`~doomloop_kit.vectorset.files.compare`. The verdict is an
+:class:`~.outcomes.Outcome`.
 
 Requests are pipelined: every request of a vector is sent before the first
 answer is awaited, except where a request needs an earlier answer -- the
@@ -16,77 +17,21 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from typing import Any, Final
 
-from doomloop_kit.generators import format as vformat
-from doomloop_kit.generators import oracle
+from doomloop_kit.vectorset import files as vformat
+from doomloop_kit.vectorset import oracle
 
-from .protocol import Exchange, Harness, HarnessFault
+from .outcomes import HarnessError, Outcome, Status, WrongAnswer
+from .protocol import Connection, Exchange, HarnessFault
 
-HARNESS_ERROR_CODES: Final = ("bad-request", "unknown-op", "unknown-session", "internal")
-"""Error codes that mean the harness could not do what was asked: the vector errors."""
+EXPECTED_ERROR_CODES: Final = frozenset({"canonicalization", "type-error"})
+"""Error codes a vector may expect (an outcome of the operation, compared like a result).
+
+Every other code means the harness could not do what was asked: the vector errors.
+"""
 
 TRANSCRIPT_LINE_CHARS: Final = 2000
-
-PASSED, FAILED, ERRORED, SKIPPED = "passed", "failed", "errored", "skipped"
-XFAILED, XPASSED, NOT_RUN = "xfailed", "xpassed", "not-run"
-
-
-@dataclass
-class Outcome:
-    """What became of one vector."""
-
-    vector: vformat.Vector
-    file: str
-    status: str
-    failure: dict[str, Any] | None = None
-    """For ``failed``: step, op, path, reason, expected, actual, differences."""
-    error: dict[str, Any] | None = None
-    """For ``errored``: cause, message, step/op when known, stderr tail."""
-    missing_features: list[str] = field(default_factory=list)
-    transcript: list[str] = field(default_factory=list)
-    expected_reason: str | None = None
-    """The expected-failures entry's reason, for ``xfailed`` / ``xpassed``."""
-    fault: bool = False
-    """True when the harness broke the protocol and must be restarted."""
-
-    @property
-    def id(self) -> str:
-        return str(self.vector.id)
-
-    def summary(self, values: bool = True) -> str:
-        """One line saying what went wrong (empty for a pass)."""
-        if self.failure is not None:
-            f = self.failure
-            where = f"step {f['step']} ({f['op']}) differs at {f['path']}: {f['reason']}"
-            if not values:
-                return where
-            return (
-                f"{where} (expected {_show(f['expected'], f.get('expectedAbsent'))}, "
-                f"got {_show(f['actual'], f.get('actualAbsent'))})"
-            )
-        if self.error is not None:
-            where = (
-                f" at step {self.error['step']} ({self.error['op']})"
-                if "step" in self.error
-                else ""
-            )
-            return f"{self.error['cause']}{where}: {self.error['message']}"
-        if self.missing_features:
-            return "missing features: " + ", ".join(self.missing_features)
-        return ""
-
-
-def _show(value: Any, absent: bool | None = False) -> str:
-    if absent:
-        return "nothing"
-    text = json.dumps(value, ensure_ascii=True)
-    return text if len(text) <= 120 else text[:117] + "..."
-
-
-def _jsonable(value: Any) -> tuple[Any, bool]:
-    return (None, True) if value is vformat.ABSENT else (value, False)
 
 
 class _Stop(Exception):
@@ -109,7 +54,7 @@ def request_for(step: vformat.Step, session: str | None) -> dict[str, Any]:
 class VectorRun:
     """One vector's requests, answers and verdict."""
 
-    def __init__(self, harness: Harness, vector: vformat.Vector, file: str) -> None:
+    def __init__(self, harness: Connection, vector: vformat.Vector, file: str) -> None:
         self.harness = harness
         self.vector = vector
         self.file = file
@@ -121,7 +66,7 @@ class VectorRun:
         self._stop: _Stop | None = None
 
     def _send(self, request: dict[str, Any]) -> Exchange:
-        exchange = self.harness.send(request)
+        exchange = self.harness.send(request, owner=self.vector.id)
         self.exchanges.append(exchange)
         return exchange
 
@@ -177,7 +122,7 @@ class VectorRun:
         """The verdict of a finished vector."""
         outcome = self._judge()
         stop = self._stop
-        if stop is not None and outcome.status == PASSED:
+        if stop is not None and outcome.status == Status.PASSED:
             outcome = self._errored(stop.cause, stop.message, [], stop.step, stop.op)
         return outcome
 
@@ -192,9 +137,7 @@ class VectorRun:
             None,
         )
         op = self.vector.steps[step].op if step is not None else None
-        outcome = self._errored(fault.cause, fault.message, fault.stderr, step, op)
-        outcome.fault = True
-        return outcome
+        return self._errored(fault.cause, fault.message, fault.stderr, step, op, fault=True)
 
     def owns(self, exchange: Exchange | None) -> bool:
         return exchange is not None and any(mine is exchange for mine in self.exchanges)
@@ -260,16 +203,22 @@ class VectorRun:
             op = step.op
             if "error" in response:
                 code, message = response["error"]["code"], response["error"]["message"]
-                if code != "canonicalization" or op == vformat.RESUME_OP:
+                if code not in EXPECTED_ERROR_CODES or op == vformat.RESUME_OP:
                     return self._errored(f"error-{code}", message, [], index, op)
-                if step.expects_error is not None:
+                if step.expects_error == code:
                     continue
+                expected = (
+                    step.expected_result
+                    if step.expects_error is None
+                    else {"error": step.expects_error}
+                )
+                wanted = "a result" if step.expects_error is None else f"error {step.expects_error}"
                 return self._failed(
                     index,
                     op,
                     "$",
-                    "expected a result, got error canonicalization",
-                    step.expected_result,
+                    f"expected {wanted}, got error {code}",
+                    expected,
                     {"error": code},
                     exchange,
                 )
@@ -307,9 +256,9 @@ class VectorRun:
                 return self._errored(
                     "bad-response", f"close must answer null, got {closing.line}", [], None, "close"
                 )
-        return Outcome(self.vector, self.file, PASSED)
+        return Outcome(self.vector, self.file, Status.PASSED)
 
-    def _transcript(self, upto: Exchange | None) -> list[str]:
+    def _transcript(self, upto: Exchange | None) -> tuple[str, ...]:
         hello = '> {"id":0,"op":"hello","protocol":1}'
         lines = [hello]
         for exchange in self.exchanges:
@@ -318,7 +267,7 @@ class VectorRun:
                 lines.append("< " + _clip(exchange.line))
             if exchange is upto:
                 break
-        return lines
+        return tuple(lines)
 
     def _failed(
         self,
@@ -331,23 +280,13 @@ class VectorRun:
         exchange: Exchange,
         count: int = 1,
     ) -> Outcome:
-        expected, expected_absent = _jsonable(expected)
-        actual, actual_absent = _jsonable(actual)
-        failure: dict[str, Any] = {
-            "step": index,
-            "op": op,
-            "path": path,
-            "reason": reason,
-            "expected": expected,
-            "actual": actual,
-            "differences": count,
-        }
-        if expected_absent:
-            failure["expectedAbsent"] = True
-        if actual_absent:
-            failure["actualAbsent"] = True
+        wrong = WrongAnswer(index, op, path, reason, expected, actual, count)
         return Outcome(
-            self.vector, self.file, FAILED, failure=failure, transcript=self._transcript(exchange)
+            self.vector,
+            self.file,
+            Status.FAILED,
+            wrong_answer=wrong,
+            transcript=self._transcript(exchange),
         )
 
     def _errored(
@@ -357,15 +296,17 @@ class VectorRun:
         stderr: list[str],
         step: int | None = None,
         op: str | None = None,
+        *,
+        fault: bool = False,
     ) -> Outcome:
-        error: dict[str, Any] = {"cause": cause, "message": message}
-        if step is not None:
-            error["step"], error["op"] = step, op
-        if stderr:
-            error["stderr"] = stderr
         upto = self.step_exchange[step] if step is not None else None
         return Outcome(
-            self.vector, self.file, ERRORED, error=error, transcript=self._transcript(upto)
+            self.vector,
+            self.file,
+            Status.ERRORED,
+            error=HarnessError(cause, message, step, op, tuple(stderr)),
+            transcript=self._transcript(upto),
+            fault=fault,
         )
 
 
@@ -374,7 +315,7 @@ def _same_text(expected: Any, actual: Any) -> bool:
 
     Equal text implies equal values under the vector comparison rule (same
     numbers, same code units, same members); unequal text proves nothing (3
-    vs 3.0), so :func:`~doomloop_kit.generators.format.compare` decides then.
+    vs 3.0), so :func:`~doomloop_kit.vectorset.files.compare` decides then.
     """
     try:
         return _sorted_text(expected) == _sorted_text(actual)
@@ -382,8 +323,11 @@ def _same_text(expected: Any, actual: Any) -> bool:
         return False
 
 
+_SORTED_ENCODER: Final = json.JSONEncoder(sort_keys=True, separators=(",", ":"))
+
+
 def _sorted_text(value: Any) -> str:
-    return json.dumps(value, sort_keys=True, separators=(",", ":"))
+    return _SORTED_ENCODER.encode(value)
 
 
 def _clip(text: str) -> str:
@@ -392,6 +336,6 @@ def _clip(text: str) -> str:
     return text[: TRANSCRIPT_LINE_CHARS - 20] + f"... ({len(text)} chars)"
 
 
-def run_vector(harness: Harness, vector: vformat.Vector, file: str) -> Outcome:
+def run_vector(harness: Connection, vector: vformat.Vector, file: str) -> Outcome:
     """Run one vector on a live harness (raises nothing the harness can cause)."""
     return VectorRun(harness, vector, file).run()

@@ -20,27 +20,28 @@ from pathlib import Path
 from typing import Any
 
 from doomloop_kit.generators import build, strategies
-from doomloop_kit.generators import format as vformat
+from doomloop_kit.vectorset import files as vformat
 from hypothesis import HealthCheck, Phase, Verbosity, assume, given, settings
 from hypothesis import seed as hypothesis_seed
 
 from . import report
-from .execute import PASSED, Outcome, run_vector
-from .protocol import (
-    Harness,
-    HarnessFault,
-    ProtocolMismatch,
+from .execute import run_vector
+from .outcomes import ExitStatus, Outcome, Status
+from .protocol import HarnessFault, ProtocolMismatch
+from .supervisor import (
+    BudgetSpent,
+    HarnessOptions,
+    Supervisor,
     add_harness_arguments,
+    positive_int,
 )
-
-EXIT_OK, EXIT_MISMATCH, EXIT_UNUSABLE = 0, 1, 2
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_harness_arguments(parser, max_restarts=20)
     parser.add_argument(
         "--examples",
-        type=int,
+        type=positive_int,
         default=100,
         metavar="N",
         help="transcripts drawn per family (default 100)",
@@ -60,7 +61,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="where a minimal mismatch is written as a vector file (default fuzz-found/)",
     )
     parser.add_argument(
-        "-t",
         "--family",
         action="append",
         default=[],
@@ -75,54 +75,25 @@ class _Abort(BaseException):
 
 
 class Fuzzer:
-    def __init__(self, args: argparse.Namespace) -> None:
+    def __init__(self, args: argparse.Namespace, supervisor: Supervisor) -> None:
         self.args = args
-        self.harness: Harness | None = None
-        self.features: set[str] = set()
-        self.restarts = 0
+        self.supervisor = supervisor
         self.examples = 0
-
-    def start(self) -> None:
-        harness = Harness(
-            self.args.port,
-            timeout=self.args.timeout,
-            startup_timeout=self.args.startup_timeout,
-            max_line_bytes=self.args.max_line_bytes,
-        )
-        try:
-            hello = harness.start()
-        except BaseException:
-            harness.kill()
-            raise
-        self.harness = harness
-        self.features = set(hello["features"])
-
-    def stop(self) -> None:
-        if self.harness is not None:
-            self.harness.close()
-            self.harness = None
 
     def check(self, family: str, shape: str, transcript: dict[str, Any]) -> Outcome:
         """Run one transcript through the port; restart the harness after a fault."""
         vector = make_vector(family, shape, transcript)
-        if self.harness is None:
-            if self.restarts >= self.args.max_restarts:
-                raise _Abort(
-                    f"the harness failed {self.restarts + 1} times "
-                    f"(--max-restarts {self.args.max_restarts})"
-                )
-            self.restarts += 1
+        connection = self.supervisor.connection
+        if connection is None:
             try:
-                self.start()
+                connection = self.supervisor.restart()
+            except BudgetSpent as spent:
+                raise _Abort(str(spent)) from spent
             except (HarnessFault, ProtocolMismatch) as problem:
                 raise _Abort(f"restarting the harness failed: {problem}") from problem
-        assert self.harness is not None
-        outcome = run_vector(self.harness, vector, f"fuzz:{family}")
+        outcome = run_vector(connection, vector, f"fuzz:{family}")
         if outcome.fault:
-            harness, self.harness = self.harness, None
-            harness.kill()
-            if outcome.error is not None and harness.stderr_tail():
-                outcome.error["stderr"] = harness.stderr_tail()
+            outcome = outcome.with_stderr(self.supervisor.discard())
         return outcome
 
     def fuzz_family(self, family: str) -> tuple[str, dict[str, Any], Outcome] | None:
@@ -144,10 +115,10 @@ class Fuzzer:
         @given(strategies.transcripts(family, with_shape=True))
         def differential(pair: tuple[str, dict[str, Any]]) -> None:
             shape, transcript = pair
-            assume(set(build.features_of_transcript(transcript)) <= self.features)
+            assume(set(build.features_of_transcript(transcript)) <= self.supervisor.features)
             self.examples += 1
             outcome = self.check(family, shape, transcript)
-            if outcome.status != PASSED:
+            if outcome.status != Status.PASSED:
                 found.append((shape, transcript, outcome))  # the last one is the minimal
                 raise AssertionError(outcome.summary())
 
@@ -194,19 +165,21 @@ def write_vector(out: Path, family: str, vector: vformat.Vector) -> Path:
 
 def run(args: argparse.Namespace) -> int:
     out = report.Console(sys.stdout, "lines", verbose=False)
-    if args.examples < 1 or args.max_restarts < 0:
-        out.note("error: --examples must be >= 1 and --max-restarts >= 0")
-        return EXIT_UNUSABLE
-    fuzzer = Fuzzer(args)
     try:
-        fuzzer.start()
+        report.check_output_dir(args.out, "--out")
+    except report.OutputPathError as error:
+        out.note(f"error: {error}")
+        return ExitStatus.USAGE
+    supervisor = Supervisor(HarnessOptions.from_args(args), vformat.feature_vocabulary(), out.note)
+    try:
+        supervisor.start()
     except (HarnessFault, ProtocolMismatch) as problem:
         out.note(f"error: the harness is unusable: {problem}")
-        return EXIT_UNUSABLE
+        return ExitStatus.ERRORED
+    fuzzer = Fuzzer(args, supervisor)
     families = args.family or list(strategies.FAMILIES)
     try:
-        assert fuzzer.harness is not None
-        impl = fuzzer.harness.hello["implementation"]
+        impl = supervisor.hello["implementation"]
         out.note(
             f"fuzzing {impl['name']} {impl['version']} ({impl['language']}): "
             f"{args.examples} transcripts per family, seed {args.seed}"
@@ -230,13 +203,11 @@ def run(args: argparse.Namespace) -> int:
                 f"wrote {path} (vector {outcome.vector.id}); expectations are the "
                 "reference's, ready to commit"
             )
-            return EXIT_MISMATCH
+            return ExitStatus.FAILED
         out.note(f"no mismatch in {fuzzer.examples} transcripts")
-        return EXIT_OK
+        return ExitStatus.PASSED
     except _Abort as abort:
         out.note(f"error: fuzzing stopped: {abort}")
-        return EXIT_UNUSABLE
+        return ExitStatus.ERRORED
     finally:
-        fuzzer.stop()
-        if fuzzer.harness is not None:
-            fuzzer.harness.kill()
+        supervisor.stop()

@@ -1,17 +1,18 @@
 """The runner's side of protocol v1 (spec/protocol.md): one harness process.
 
-:class:`Harness` starts a port's harness with a shell command in its own
-process group, performs the handshake, sends requests (pipelined: a writer
-thread feeds stdin, a reader thread collects stdout lines, a third drains
-stderr into a bounded tail) and hands back responses in request order.
-Anything the harness does wrong -- dying, hanging, junk on stdout, a wrong
-id, an oversized line -- raises :class:`HarnessFault` naming the cause; the
-caller then kills the process group and may start a fresh harness.
+:class:`Connection` starts a port's harness with a shell command in its own
+process group, performs the handshake and exchanges lines with it: requests
+are pipelined, and one ``select`` loop in the calling thread writes stdin
+while it reads stdout (a daemon thread drains stderr into a bounded tail).
+Responses come back in request order. Anything the harness does wrong --
+dying, hanging, junk on stdout, a wrong id, an answer given twice, an
+oversized line -- raises :class:`HarnessFault` naming the cause; the caller
+then kills the process group and may start a fresh harness
+(:mod:`.supervisor` does both).
 """
 
 from __future__ import annotations
 
-import argparse
 import collections
 import contextlib
 import json
@@ -30,6 +31,7 @@ PROTOCOL_VERSION: Final = 1
 
 ERROR_CODES: Final = (
     "canonicalization",
+    "type-error",
     "bad-request",
     "unknown-op",
     "unknown-session",
@@ -52,44 +54,6 @@ _READ_CHUNK: Final = 1 << 20
 _WRITE_CHUNK: Final = 1 << 16
 
 
-def add_harness_arguments(parser: argparse.ArgumentParser, *, max_restarts: int) -> None:
-    """The options every command that drives a harness shares (``--port`` and limits)."""
-    parser.add_argument(
-        "--port",
-        required=True,
-        metavar="COMMAND",
-        help="shell command that starts the harness (protocol v1 on stdin/stdout)",
-    )
-    parser.add_argument(
-        "--timeout",
-        type=float,
-        default=DEFAULT_TIMEOUT,
-        metavar="SECONDS",
-        help="longest wait for any one response (default 10)",
-    )
-    parser.add_argument(
-        "--startup-timeout",
-        type=float,
-        default=DEFAULT_STARTUP_TIMEOUT,
-        metavar="SECONDS",
-        help="longest wait for the handshake answer of a starting harness (default 30)",
-    )
-    parser.add_argument(
-        "--max-restarts",
-        type=int,
-        default=max_restarts,
-        metavar="N",
-        help=f"harness restarts allowed after faults before the run ends (default {max_restarts})",
-    )
-    parser.add_argument(
-        "--max-line-bytes",
-        type=int,
-        default=DEFAULT_MAX_LINE_BYTES,
-        metavar="N",
-        help="longest response line accepted (default 64 MiB)",
-    )
-
-
 class HarnessFault(Exception):
     """The harness broke the protocol; it must be killed (and maybe restarted).
 
@@ -98,11 +62,15 @@ class HarnessFault(Exception):
     ``handshake``); ``stderr`` the last lines the harness wrote there.
     """
 
-    def __init__(self, cause: str, message: str, stderr: Sequence[str] = ()) -> None:
+    def __init__(
+        self, cause: str, message: str, stderr: Sequence[str] = (), *, culprit: str | None = None
+    ) -> None:
         super().__init__(f"{cause}: {message}")
         self.cause = cause
         self.message = message
         self.stderr = list(stderr)
+        self.culprit = culprit
+        """For ``duplicate-answer``: the owner of the request answered twice."""
 
 
 class ProtocolMismatch(Exception):
@@ -114,16 +82,22 @@ class Exchange:
     """One request and its response (filled in when it arrives)."""
 
     request: dict[str, Any]
+    owner: str = ""
+    """Who sent it (a vector id), to name the culprit of a duplicate answer."""
     response: dict[str, Any] | None = None
     line: str = field(default="", repr=False)
 
 
+# One encoder for every request (json.dumps would build one per call). ensure_ascii
+# keeps lone surrogates as \udxxx escapes, which UTF-8 cannot carry raw.
+_REQUEST_ENCODER: Final = json.JSONEncoder(separators=(",", ":"), allow_nan=False)
+
+
 def _encode(message: Mapping[str, Any]) -> bytes:
-    # ensure_ascii keeps lone surrogates as \udxxx escapes, which UTF-8 cannot carry raw
-    return (json.dumps(message, separators=(",", ":"), allow_nan=False) + "\n").encode("ascii")
+    return (_REQUEST_ENCODER.encode(message) + "\n").encode("ascii")
 
 
-class Harness:
+class Connection:
     """One running harness process, spoken to over protocol v1.
 
     Stdin and stdout are driven from the calling thread by one ``select``
@@ -159,6 +133,7 @@ class Harness:
         self._stdout_fd = -1
         self._stderr: collections.deque[str] = collections.deque(maxlen=STDERR_TAIL_LINES)
         self._stderr_thread: threading.Thread | None = None
+        self._answered: dict[int, tuple[str, object]] = {}  # id -> (owner, op)
 
     # -- life cycle ------------------------------------------------------------
 
@@ -365,19 +340,21 @@ class Harness:
 
     # -- requests ----------------------------------------------------------------
 
-    def _send(self, request: Mapping[str, Any], ident: int | None = None) -> Exchange:
+    def _send(
+        self, request: Mapping[str, Any], ident: int | None = None, owner: str = ""
+    ) -> Exchange:
         if ident is None:
             ident = self._next_id
             self._next_id += 1
         message = {"id": ident, **request}
-        exchange = Exchange(message)
+        exchange = Exchange(message, owner)
         self._pending.append(exchange)
         self._outbuf += _encode(message)
         return exchange
 
-    def send(self, request: Mapping[str, Any]) -> Exchange:
+    def send(self, request: Mapping[str, Any], owner: str = "") -> Exchange:
         """Queue one request (``id`` is assigned here) without waiting for its answer."""
-        return self._send(request)
+        return self._send(request, owner=owner)
 
     def receive(self, exchange: Exchange) -> dict[str, Any]:
         """Wait for responses up to and including ``exchange``'s; return its response."""
@@ -452,13 +429,30 @@ class Harness:
                 f"{problem} (answering request {ident} ({op})): {_clip(text, 200)}",
                 self.stderr_tail(),
             )
-        if response["id"] != ident or isinstance(response["id"], bool):
+        answered = response["id"]
+        if (
+            isinstance(answered, int)
+            and not isinstance(answered, bool)
+            and answered in self._answered
+        ):
+            owner, answered_op = self._answered[answered]
+            raise HarnessFault(
+                "duplicate-answer",
+                f"the harness answered request {answered} ({answered_op}"
+                + (f", vector {owner}" if owner else "")
+                + f") a second time, while request {ident} ({op}) awaited its answer: "
+                "a protocol fault of the harness",
+                self.stderr_tail(),
+                culprit=owner or None,
+            )
+        if answered != ident or isinstance(answered, bool):
             raise HarnessFault(
                 "wrong-id",
                 f"expected a response with id {ident} ({op}), got id {json.dumps(response['id'])}",
                 self.stderr_tail(),
             )
         self._pending.popleft()
+        self._answered[ident] = (expected.owner, op)
         expected.response = response
         expected.line = text
 

@@ -1,78 +1,75 @@
 """What a conformance run shows and writes: console, JSON lines, JUnit XML.
 
-The JSON-lines report is written as the run goes, one flushed line at a
-time: a ``header`` line, one ``vector`` line per selected vector, and a
-``footer`` line with the totals. A report without a footer is truncated
-(the runner died or was killed before the end).
+Every report file is written atomically: into a temporary file beside its
+target, moved into place with ``os.replace`` when the run ends -- whether it
+completed, was aborted or was interrupted -- and each says how the run ended
+(:class:`~.outcomes.RunState`). The targets are checked before the run
+starts (:func:`check_output_path`), and a previous run's JSON or JUnit report
+is removed then, so that no stale report outlives a run that died.
+
+The JSON-lines report holds a ``header`` line, one ``vector`` line per
+selected vector and a ``footer`` line with the totals and the run's state.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import re
 import shutil
 import xml.etree.ElementTree as ET
 from collections import Counter
 from collections.abc import Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import Any, TextIO
 
-from doomloop_kit.generators import format as vformat
+from doomloop_kit.vectorset.files import write_bytes_atomic
 
-from .execute import ERRORED, FAILED, NOT_RUN, PASSED, SKIPPED, XFAILED, XPASSED, Outcome
-
-if TYPE_CHECKING:
-    from .runner import Tally
+from .outcomes import BAD_STATUSES, Outcome, RunState, Status, Tally
 
 CONSOLE_TRANSCRIPT_LINES = 30
 CONSOLE_LINE_CHARS = 300
 
 
-def outcome_json(outcome: Outcome) -> dict[str, Any]:
-    vector = outcome.vector
-    line: dict[str, Any] = {
-        "type": "vector",
-        "id": vector.id,
-        "file": outcome.file,
-        "status": outcome.status,
-        "description": vector.description,
-    }
-    if outcome.missing_features:
-        line["missingFeatures"] = outcome.missing_features
-    if outcome.failure is not None:
-        line["failure"] = outcome.failure
-    if outcome.error is not None:
-        line["error"] = outcome.error
-    if outcome.expected_reason is not None:
-        line["expectedFailure"] = outcome.expected_reason
-    if outcome.transcript:
-        line["transcript"] = outcome.transcript
-    return line
+class OutputPathError(Exception):
+    """A report cannot be written where the options say."""
 
 
-class JsonLines:
-    def __init__(self, path: Path) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        self.stream: TextIO | None = path.open("w", encoding="utf-8")
+def check_output_path(path: Path, option: str) -> None:
+    """Make sure a report can be written at ``path`` before the run starts (creates nothing)."""
+    if path.is_dir():
+        raise OutputPathError(f"{option} {path}: is a directory, expected a file name")
+    _check_writable_dir(path.parent, option, path)
 
-    def _write(self, line: dict[str, Any]) -> None:
-        if self.stream is not None:
-            self.stream.write(json.dumps(line, ensure_ascii=True, allow_nan=True) + "\n")
-            self.stream.flush()
 
-    def header(self, line: dict[str, Any]) -> None:
-        self._write(line)
+def check_output_dir(path: Path, option: str) -> None:
+    """Make sure files can be written under the directory ``path`` (creates nothing)."""
+    if path.exists() and not path.is_dir():
+        raise OutputPathError(f"{option} {path}: is not a directory")
+    _check_writable_dir(path, option, path)
 
-    def vector(self, outcome: Outcome) -> None:
-        self._write(outcome_json(outcome))
 
-    def footer(self, line: dict[str, Any]) -> None:
-        self._write(line)
+def _check_writable_dir(directory: Path, option: str, target: Path) -> None:
+    existing = directory
+    while not existing.exists() and existing != existing.parent:
+        existing = existing.parent
+    if not existing.is_dir():
+        raise OutputPathError(f"{option} {target}: {existing} is not a directory")
+    if not os.access(existing, os.W_OK | os.X_OK):
+        raise OutputPathError(f"{option} {target}: cannot write in {existing}")
 
-    def close(self) -> None:
-        if self.stream is not None:
-            self.stream.close()
-            self.stream = None
+
+def remove_stale(path: Path) -> None:
+    """Remove a previous run's report, so a run that dies leaves none behind."""
+    with contextlib.suppress(FileNotFoundError):
+        if path.is_file() or path.is_symlink():
+            path.unlink()
+
+
+def write_atomic(path: Path, data: bytes) -> None:
+    """Write ``data`` to a temp file beside ``path``, then rename it over ``path``."""
+    write_bytes_atomic({path: data})
 
 
 class Console:
@@ -104,16 +101,16 @@ class Console:
     def begin(self, total: int) -> None:
         self.total = total
 
-    def vector(self, outcome: Outcome, counts: Counter[str]) -> None:
+    def vector(self, outcome: Outcome, counts: Counter[Status]) -> None:
         self.done += 1
         if not self.bar and outcome.file != self.file:
             self._file_done()
             self.file = outcome.file
         self.file_counts[outcome.status] += 1
         status = outcome.status
-        if status in (FAILED, ERRORED, XPASSED):
+        if status in BAD_STATUSES:
             self._details(outcome)
-        elif self.verbose or (status == XFAILED and not self.bar):
+        elif self.verbose or (status == Status.XFAILED and not self.bar):
             detail = outcome.summary()
             self._print(f"{status.upper()} {outcome.id}" + (f" -- {detail}" if detail else ""))
         if self.bar:
@@ -125,13 +122,13 @@ class Console:
             self._print(f"{self.file}: {parts}")
         self.file_counts = Counter()
 
-    def _draw(self, counts: Counter[str]) -> None:
+    def _draw(self, counts: Counter[Status]) -> None:
         width = max(10, min(40, shutil.get_terminal_size((80, 20)).columns - 50))
         filled = width * self.done // max(1, self.total)
-        bad = counts[FAILED] + counts[ERRORED] + counts[XPASSED]
+        bad = sum(counts[status] for status in BAD_STATUSES)
         self.stream.write(
             f"\r[{'#' * filled}{'.' * (width - filled)}] {self.done}/{self.total}  "
-            f"{counts[PASSED]} passed, {bad} failed, {counts[SKIPPED]} skipped\x1b[K"
+            f"{counts[Status.PASSED]} passed, {bad} failed, {counts[Status.SKIPPED]} skipped\x1b[K"
         )
         self.stream.flush()
         self._bar_shown = True
@@ -144,23 +141,21 @@ class Console:
 
     def _details(self, outcome: Outcome) -> None:
         vector = outcome.vector
-        label = {FAILED: "FAILED", ERRORED: "ERRORED", XPASSED: "XPASSED"}[outcome.status]
+        label = outcome.status.upper()
         self._print(f"{label} {vector.id} ({outcome.file}): {vector.description}")
-        if outcome.status == XPASSED:
+        if outcome.status == Status.XPASSED:
             self._print("  listed as an expected failure, but passed")
             return
         self._print(f"  {outcome.summary(values=False)}")
-        if outcome.failure is not None:
-            failure = outcome.failure
+        if outcome.wrong_answer is not None:
+            wrong = outcome.wrong_answer.to_json()
             self._print(
-                f"    expected: {_clip(_dump(failure['expected'], failure.get('expectedAbsent')))}"
+                f"    expected: {_clip(_dump(wrong['expected'], wrong.get('expectedAbsent')))}"
             )
-            self._print(
-                f"    actual:   {_clip(_dump(failure['actual'], failure.get('actualAbsent')))}"
-            )
-        if outcome.error is not None and outcome.error.get("stderr"):
+            self._print(f"    actual:   {_clip(_dump(wrong['actual'], wrong.get('actualAbsent')))}")
+        if outcome.error is not None and outcome.error.stderr:
             self._print("  harness stderr (last lines):")
-            for line in outcome.error["stderr"][-10:]:
+            for line in outcome.error.stderr[-10:]:
                 self._print(f"    | {_clip(line, 160)}")
         if outcome.transcript:
             lines = outcome.transcript
@@ -177,24 +172,30 @@ class Console:
             for line in lines:
                 self._print(f"    {_clip(line)}")
 
-    def summary(self, outcomes: list[Outcome], tally: Tally, problems: list[str]) -> None:
+    def summary(self, tally: Tally, problems: list[str]) -> None:
         counts = tally.counts
         if tally.missing:
             skipped = ", ".join(f"{name} ({n})" for name, n in sorted(tally.missing.items()))
-            self._print(f"skipped {counts[SKIPPED]} vector(s) for missing features: {skipped}")
+            self._print(
+                f"skipped {counts[Status.SKIPPED]} vector(s) for missing features: {skipped}"
+            )
         for problem in problems:
             self._print(f"error: {problem}")
+        for fault in tally.protocol_faults:
+            self._print(f"harness protocol fault: {fault}")
         if tally.restarts:
             self._print(f"the harness was restarted {tally.restarts} time(s)")
-        if tally.aborted:
-            self._print(f"run ended early: {tally.aborted}; {counts[NOT_RUN]} vector(s) not run")
+        ended = tally.aborted or tally.stopped
+        if ended:
+            self._print(f"run ended early: {ended}; {counts[Status.NOT_RUN]} vector(s) not run")
         self._print(
-            f"breakdown -- wrong answers: {counts[FAILED]}, errored: {counts[ERRORED]}, "
-            f"unexpected passes: {counts[XPASSED]}, expected failures: {counts[XFAILED]}, "
-            f"not run: {counts[NOT_RUN]}"
+            f"breakdown -- wrong answers: {counts[Status.FAILED]}, "
+            f"errored: {counts[Status.ERRORED]}, unexpected passes: {counts[Status.XPASSED]}, "
+            f"expected failures: {counts[Status.XFAILED]}, not run: {counts[Status.NOT_RUN]}"
         )
         self._print(
-            f"{counts[PASSED]} passed, {tally.failed_total} failed, {counts[SKIPPED]} skipped"
+            f"{counts[Status.PASSED]} passed, {tally.failed_total} failed, "
+            f"{counts[Status.SKIPPED]} skipped"
         )
 
 
@@ -214,19 +215,32 @@ def _xml(text: str) -> str:
     return _XML_BAD.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
-def write_junit(path: Path, outcomes: Iterable[Outcome]) -> None:
+def write_junit(
+    path: Path, outcomes: Iterable[Outcome], state: RunState, problem: str | None = None
+) -> None:
+    """The JUnit XML report. A run that did not complete, or a ``problem`` of the
+    run as a whole (an unusable harness), is one more test case in error, so a
+    CI dashboard never shows such a run green."""
     outcomes = list(outcomes)
     counts = Counter(o.status for o in outcomes)
+    run_error = problem or (None if state == RunState.COMPLETE else f"the run was {state}")
     suite = ET.Element(
         "testsuite",
         {
             "name": "doomloop-conformance",
-            "tests": str(len(outcomes)),
-            "failures": str(counts[FAILED] + counts[XPASSED]),
-            "errors": str(counts[ERRORED]),
-            "skipped": str(counts[SKIPPED] + counts[XFAILED] + counts[NOT_RUN]),
+            "tests": str(len(outcomes) + (run_error is not None)),
+            "failures": str(counts[Status.FAILED] + counts[Status.XPASSED]),
+            "errors": str(counts[Status.ERRORED] + (run_error is not None)),
+            "skipped": str(
+                counts[Status.SKIPPED] + counts[Status.XFAILED] + counts[Status.NOT_RUN]
+            ),
         },
     )
+    properties = ET.SubElement(suite, "properties")
+    ET.SubElement(properties, "property", {"name": "status", "value": str(state)})
+    if run_error is not None:
+        case = ET.SubElement(suite, "testcase", {"classname": "run", "name": "conformance run"})
+        ET.SubElement(case, "error", {"message": run_error})
     for outcome in outcomes:
         case = ET.SubElement(
             suite,
@@ -234,37 +248,45 @@ def write_junit(path: Path, outcomes: Iterable[Outcome]) -> None:
             {"classname": outcome.vector.family, "name": outcome.id, "file": outcome.file},
         )
         body = "\n".join(outcome.transcript)
-        if outcome.status == FAILED:
+        status = outcome.status
+        if status == Status.FAILED:
             ET.SubElement(case, "failure", {"message": outcome.summary()}).text = body
-        elif outcome.status == XPASSED:
+        elif status == Status.XPASSED:
             ET.SubElement(case, "failure", {"message": "expected failure passed"})
-        elif outcome.status == ERRORED:
+        elif status == Status.ERRORED:
             assert outcome.error is not None
-            text = "\n".join([body, *(f"stderr| {s}" for s in outcome.error.get("stderr", []))])
+            text = "\n".join([body, *(f"stderr| {s}" for s in outcome.error.stderr)])
             ET.SubElement(case, "error", {"message": outcome.summary()}).text = text
-        elif outcome.status == SKIPPED:
+        elif status == Status.SKIPPED:
             ET.SubElement(case, "skipped", {"message": outcome.summary()})
-        elif outcome.status == XFAILED:
+        elif status == Status.XFAILED:
             ET.SubElement(
                 case, "skipped", {"message": f"expected failure: {outcome.expected_reason or ''}"}
             )
-        elif outcome.status == NOT_RUN:
+        elif status == Status.NOT_RUN:
             ET.SubElement(case, "skipped", {"message": "not run (the run ended early)"})
     for element in suite.iter():
         element.attrib = {k: _xml(v) for k, v in element.attrib.items()}
         if element.text:
             element.text = _xml(element.text)
-    tree = ET.ElementTree(suite)
-    ET.indent(tree)
-    data = ET.tostring(suite, encoding="utf-8", xml_declaration=True) + b"\n"
-    vformat.write_bytes_atomic({path: data})
+    ET.indent(ET.ElementTree(suite))
+    write_atomic(path, ET.tostring(suite, encoding="utf-8", xml_declaration=True) + b"\n")
 
 
-def write_expected_failures(path: Path, outcomes: Iterable[Outcome]) -> None:
-    lines = ["# vectors that failed or errored in this run (doomloop-kit conformance run)"]
+def write_expected_failures(path: Path, outcomes: Iterable[Outcome], state: RunState) -> None:
+    """The ids that failed or errored, and the listed ones this run could not judge
+    (skipped, or not run because the run ended early), which keep their reason."""
+    lines = [
+        "# vectors that failed or errored in this run (doomloop-kit conformance run)",
+        f"# run status: {state}",
+    ]
     for outcome in outcomes:
-        if outcome.status in (FAILED, ERRORED, XFAILED):
-            reason = outcome.expected_reason if outcome.status == XFAILED else outcome.summary()
+        if outcome.status in (Status.SKIPPED, Status.NOT_RUN) and outcome.expected_reason:
+            lines.append(f"{outcome.id}  # {_clip(outcome.expected_reason)} ({outcome.status})")
+        elif outcome.status in (Status.FAILED, Status.ERRORED, Status.XFAILED):
+            reason = (
+                outcome.expected_reason if outcome.status == Status.XFAILED else outcome.summary()
+            )
             reason = (reason or "").replace("\n", " ")
             lines.append(f"{outcome.id}  # {_clip(reason)}")
-    vformat.write_bytes_atomic({path: ("\n".join(lines) + "\n").encode("utf-8")})
+    write_atomic(path, ("\n".join(lines) + "\n").encode("utf-8"))

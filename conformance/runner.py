@@ -1,14 +1,21 @@
 """``doomloop-kit conformance run``: run the vectors against a port's harness.
 
 The harness is any program that speaks protocol v1 (spec/protocol.md) on its
-stdin/stdout; ``--port`` is the shell command that starts it. Each vector
-ends as passed, failed (answered wrongly), errored (the harness broke: crash,
-hang, junk, a harness-side error code) or skipped (the harness lacks a
-feature the vector needs). The last line is ``N passed, N failed, N skipped``
-where "failed" counts failures and errors; the line before breaks it down.
-Exit status: 0 when nothing failed, 1 when something did, 2 when the run could
-not be carried out (bad arguments, unusable harness, restart budget spent),
-130/143 when interrupted.
+stdin/stdout; ``--port`` is the shell command that starts it. Before anything
+runs, the vector set is verified against its manifest
+(:mod:`doomloop_kit.vectorset.loading`) and every report path is checked.
+Each vector ends as passed, failed (answered wrongly), errored (the harness
+broke: crash, hang, junk, a harness-side error code), skipped (the harness
+lacks a feature the vector needs) or not run (the run ended first). The last
+line is ``N passed, N failed, N skipped`` where "failed" counts failures and
+errors; the line before breaks it down.
+
+Exit status (:class:`~.outcomes.ExitStatus`, spec/protocol.md#prot-running):
+0 every selected vector passed; 1 a wrong answer, an unexpected pass or a
+stale expected-failures entry; 2 a usage or input error (bad option, vector
+set failing its integrity check, unwritable report path); 3 a vector errored
+or the run was aborted (unusable harness, restart budget spent); 130 / 143
+interrupted by SIGINT / SIGTERM. Every report is written in each case.
 """
 
 from __future__ import annotations
@@ -16,45 +23,37 @@ from __future__ import annotations
 import argparse
 import collections
 import fnmatch
-import hashlib
+import json
 import signal
 import sys
 import threading
-from collections import Counter
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
-from importlib import metadata
+from dataclasses import dataclass, replace
 from pathlib import Path
 from types import FrameType
-from typing import Any, Final
+from typing import Any
 
-from doomloop_kit.generators import format as vformat
+from doomloop_kit.vectorset import files as vformat
+from doomloop_kit.vectorset import loading, resources
 
 from . import report
-from .execute import (
-    ERRORED,
-    FAILED,
-    NOT_RUN,
-    PASSED,
-    SKIPPED,
-    XFAILED,
-    XPASSED,
-    Outcome,
-    VectorRun,
-)
-from .protocol import (
-    PROTOCOL_VERSION,
-    Harness,
-    HarnessFault,
-    ProtocolMismatch,
+from .execute import VectorRun
+from .outcomes import ExitStatus, HarnessError, Outcome, RunState, Status, Tally
+from .protocol import PROTOCOL_VERSION, HarnessFault, ProtocolMismatch
+from .supervisor import (
+    BudgetSpent,
+    HarnessOptions,
+    Supervisor,
     add_harness_arguments,
+    positive_int,
 )
 
-EXIT_OK, EXIT_FAILED, EXIT_UNUSABLE = 0, 1, 2
-DEFAULT_ROOT: Final = Path(__file__).resolve().parent.parent / "vectors"
+Selected = list[tuple[str, vformat.Vector]]
 
 
 def runner_version() -> str:
+    from importlib import metadata  # only when a report is written: it costs start-up time
+
     try:
         return metadata.version("doomloop-kit")
     except metadata.PackageNotFoundError:  # pragma: no cover
@@ -74,27 +73,38 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         type=Path,
         default=None,
         metavar="DIR",
-        help="vector root holding manifest.json (default: vectors/)",
+        help="vector root holding manifest.json (default: the vector set the kit ships)",
     )
     parser.add_argument(
-        "-t",
+        "--no-verify",
+        action="store_true",
+        help="run even when the vector set fails its integrity check (recorded in the report)",
+    )
+    parser.add_argument(
         "--family",
         action="append",
         default=[],
+        metavar="FAMILY",
+        help="only vectors of this family, the part of the id before '/' (repeatable)",
+    )
+    parser.add_argument(
+        "--tag",
+        action="append",
+        default=[],
         metavar="TAG",
-        help="only vectors of this family or carrying this tag (repeatable)",
+        help="only vectors carrying this tag (repeatable)",
     )
     parser.add_argument(
         "-k",
         action="append",
         default=[],
         dest="patterns",
-        metavar="PATTERN",
-        help="only vectors whose id matches this glob (repeatable)",
+        metavar="GLOB",
+        help="only vectors whose id matches this glob, e.g. 'facts/fanout-*' (repeatable)",
     )
     parser.add_argument(
         "--window",
-        type=int,
+        type=positive_int,
         default=16,
         metavar="N",
         help="vectors in flight on the harness at once (default 16; 1 with --max-fail)",
@@ -108,7 +118,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--max-fail",
-        type=int,
+        type=positive_int,
         default=None,
         metavar="N",
         help="stop after N failed or errored vectors",
@@ -143,77 +153,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-# -- selection ------------------------------------------------------------------------
-
-
 class UsageError(Exception):
-    """Bad arguments or unreadable inputs: exit 2 with the message."""
-
-
-@dataclass
-class VectorSet:
-    entries: list[tuple[str, vformat.Vector]]
-    """(file label, vector), file order then vector order."""
-    description: dict[str, Any]
-    """Where the vectors came from, for the report header."""
-
-
-def load_vectors(files: Sequence[Path], root: Path | None) -> VectorSet:
-    try:
-        if files:
-            paths = list(files)
-            description: dict[str, Any] = {"manifest": None}
-            labels = [str(path) for path in paths]
-        else:
-            root = (
-                root
-                if root is not None
-                else (Path("vectors") if Path("vectors/manifest.json").is_file() else DEFAULT_ROOT)
-            )
-            manifest = vformat.load_manifest(root)
-            manifest_bytes = (root / vformat.MANIFEST_NAME).read_bytes()
-            description = {
-                "manifest": str(root / vformat.MANIFEST_NAME),
-                "format": manifest.get("format"),
-                "generatorVersion": manifest.get("generatorVersion"),
-                "vectors": manifest.get("vectors"),
-                "sha256": hashlib.sha256(manifest_bytes).hexdigest(),
-            }
-            labels = [entry["path"] for entry in manifest["files"]]
-            paths = [root / label for label in labels]
-        entries: list[tuple[str, vformat.Vector]] = []
-        digests = []
-        for label, path in zip(labels, paths, strict=True):
-            loaded = vformat.load_vector_file(path)
-            digests.append({"path": label, "sha256": hashlib.sha256(path.read_bytes()).hexdigest()})
-            entries.extend((label, vector) for vector in loaded.vectors)
-    except (vformat.VectorFormatError, OSError) as error:
-        raise UsageError(f"cannot load the vectors: {error}") from error
-    if files:
-        description["files"] = digests
-    return VectorSet(entries, description)
-
-
-def select(
-    entries: list[tuple[str, vformat.Vector]], families: Sequence[str], patterns: Sequence[str]
-) -> list[tuple[str, vformat.Vector]]:
-    def wanted(vector: vformat.Vector) -> bool:
-        if families and not any(f == vector.family or f in vector.tags for f in families):
-            return False
-        return not patterns or any(fnmatch.fnmatchcase(vector.id, p) for p in patterns)
-
-    return [(label, vector) for label, vector in entries if wanted(vector)]
+    """Bad arguments or unusable inputs: exit 2 with the message."""
 
 
 # -- expected failures ----------------------------------------------------------------
 
 
-@dataclass
+@dataclass(frozen=True)
 class ExpectedEntry:
     pattern: str
     reason: str
     line: int
-    matched: bool = False
 
 
 def read_expected_failures(path: Path) -> list[ExpectedEntry]:
@@ -233,14 +184,14 @@ def read_expected_failures(path: Path) -> list[ExpectedEntry]:
     return entries
 
 
-def match_expected(entries: list[ExpectedEntry], vector_id: str) -> ExpectedEntry | None:
+def match_expected(entries: Sequence[ExpectedEntry], vector_id: str) -> ExpectedEntry | None:
     for entry in entries:
         if fnmatch.fnmatchcase(vector_id, entry.pattern):
             return entry
     return None
 
 
-# -- the run ----------------------------------------------------------------------------
+# -- scheduling ---------------------------------------------------------------------------
 
 
 class Interrupted(BaseException):
@@ -249,277 +200,332 @@ class Interrupted(BaseException):
         self.signum = signum
 
 
-@dataclass
-class Tally:
-    counts: Counter[str] = field(default_factory=Counter)
-    missing: Counter[str] = field(default_factory=Counter)
-    restarts: int = 0
-    aborted: str | None = None
+class Scheduler:
+    """Runs a selection on a supervised harness; yields outcomes in selection order.
 
-    def add(self, outcome: Outcome) -> None:
-        self.counts[outcome.status] += 1
-        self.missing.update(outcome.missing_features)
+    Up to ``window`` vectors are in flight at once: while one waits for an
+    answer (its session id, a resume's state, its last step) the next ones are
+    already sent. When the harness breaks, the vector that owns the request the
+    fault concerns is charged with it; the other vectors in flight are innocent
+    and run again on the restarted harness. With ``max_fail`` the window is 1,
+    so that the run stops exactly after N failures.
+    """
 
-    @property
-    def failed_total(self) -> int:
-        return self.counts[FAILED] + self.counts[ERRORED] + self.counts[XPASSED]
+    def __init__(
+        self, supervisor: Supervisor, tally: Tally, window: int, max_fail: int | None
+    ) -> None:
+        self.supervisor = supervisor
+        self.tally = tally
+        self.window = 1 if max_fail is not None else window
+        self.max_fail = max_fail
 
-
-class Run:
-    """State of one ``conformance run``."""
-
-    def __init__(self, args: argparse.Namespace, out: report.Console) -> None:
-        self.args = args
-        self.out = out
-        self.harness: Harness | None = None
-        self.tally = Tally()
-        self.features: set[str] = set()
-
-    def start_harness(self) -> Harness:
-        harness = Harness(
-            self.args.port,
-            timeout=self.args.timeout,
-            startup_timeout=self.args.startup_timeout,
-            max_line_bytes=self.args.max_line_bytes,
-        )
-        self.harness = harness
-        try:
-            hello = harness.start()
-        except BaseException as problem:
-            harness.kill()
-            self.harness = None
-            if isinstance(problem, HarnessFault) and harness.stderr_tail():
-                problem.stderr = harness.stderr_tail()
-            raise
-        self.features = set(hello["features"])
-        return harness
-
-    def stop_harness(self, *, polite: bool) -> None:
-        if self.harness is not None:
-            if polite:
-                status = self.harness.close()
-                if status not in (0, None):
-                    self.out.note(
-                        f"warning: the harness exited with status {status} "
-                        "when its stdin was closed (expected 0)"
-                    )
-            else:
-                self.harness.kill()
-            self.harness = None
-
-    def outcomes(self, selected: list[tuple[str, vformat.Vector]]) -> Iterator[Outcome]:
-        """Run the selection; yield one outcome per vector, in selection order.
-
-        Up to ``--window`` vectors are in flight on the harness at once: while
-        one waits for an answer (its session id, a resume's state, its last
-        step) the next ones are already sent. When the harness breaks, the
-        vector that owns the oldest unanswered request is charged with the
-        fault; the other vectors in flight are innocent and run again on the
-        restarted harness. With ``--max-fail`` the window is 1, so that the run
-        stops exactly after N failures.
-        """
-        max_fail = self.args.max_fail
-        window = 1 if max_fail is not None else max(1, self.args.window)
+    def outcomes(self, selected: Selected) -> Iterator[Outcome]:
         todo: collections.deque[tuple[int, str, vformat.Vector]] = collections.deque(
             (position, label, vector) for position, (label, vector) in enumerate(selected)
         )
-        results: dict[int, Outcome] = {}
+        self.positions = {vector.id: position for position, (_, vector) in enumerate(selected)}
+        self.results: dict[int, Outcome] = {}
+        self.emitted = 0
         active: list[tuple[int, VectorRun]] = []
-        emitted = 0
         while todo or active:
-            while len(active) < window and todo:
+            while len(active) < self.window and todo:
                 position, label, vector = todo.popleft()
-                if max_fail is not None and self.tally.failed_total >= max_fail:
-                    self.tally.aborted = f"stopped after {max_fail} failed vector(s) (--max-fail)"
-                if self.tally.aborted is not None:
-                    results[position] = Outcome(vector, label, NOT_RUN)
-                    continue
-                missing = sorted(set(vector.features) - self.features)
-                if missing:
-                    results[position] = Outcome(vector, label, SKIPPED, missing_features=missing)
-                    continue
-                if self.harness is None:
-                    failed = self._restart(vector, label)
-                    if failed is not None:
-                        results[position] = failed
-                        continue
-                assert self.harness is not None
-                run = VectorRun(self.harness, vector, label)
-                if run.advance():
-                    results[position] = run.finish()
-                else:
+                run = self._begin(position, label, vector)
+                if run is not None:
                     active.append((position, run))
             if active:
-                active = self._answer(active, todo, results)
-            while emitted in results:  # in selection order, as soon as possible
-                yield results.pop(emitted)
-                emitted += 1
+                active = self._answer(active, todo)
+            while self.emitted in self.results:  # in selection order, as soon as possible
+                yield self.results.pop(self.emitted)
+                self.emitted += 1
+
+    def _begin(self, position: int, label: str, vector: vformat.Vector) -> VectorRun | None:
+        """Start a vector; None when its outcome is already known."""
+        if self.max_fail is not None and self.tally.failed_total >= self.max_fail:
+            self.tally.stopped = f"stopped after {self.max_fail} failed vector(s) (--max-fail)"
+        if self.tally.aborted is not None or self.tally.stopped is not None:
+            self.results[position] = Outcome(vector, label, Status.NOT_RUN)
+            return None
+        missing = tuple(sorted(set(vector.features) - self.supervisor.features))
+        if missing:
+            self.results[position] = Outcome(
+                vector, label, Status.SKIPPED, missing_features=missing
+            )
+            return None
+        connection = self.supervisor.connection
+        if connection is None:
+            try:
+                connection = self.supervisor.restart()
+            except (BudgetSpent, ProtocolMismatch) as problem:
+                self.tally.aborted = f"the restarted harness is unusable: {problem}"
+                self.results[position] = Outcome(vector, label, Status.NOT_RUN)
+                return None
+            except HarnessFault as fault:
+                self.results[position] = Outcome(
+                    vector,
+                    label,
+                    Status.ERRORED,
+                    error=HarnessError(
+                        "handshake",
+                        f"restarting the harness failed: {fault}",
+                        stderr=tuple(fault.stderr),
+                    ),
+                )
+                return None
+        run = VectorRun(connection, vector, label)
+        if run.advance():
+            self.results[position] = run.finish()
+            return None
+        return run
 
     def _answer(
         self,
         active: list[tuple[int, VectorRun]],
         todo: collections.deque[tuple[int, str, vformat.Vector]],
-        results: dict[int, Outcome],
     ) -> list[tuple[int, VectorRun]]:
         """Receive the next answers; return the vectors still in flight."""
-        assert self.harness is not None
+        connection = self.supervisor.connection
+        assert connection is not None
         first = min(active, key=lambda item: item[1].waiting.request["id"])
         try:
-            self.harness.receive(first[1].waiting)
+            connection.receive(first[1].waiting)
         except HarnessFault as fault:
-            culprit = self.harness.oldest_pending()
-            owner = next((item for item in active if item[1].owns(culprit)), first)
-            outcome = owner[1].fault_outcome(fault)
+            owner = self._culprit(fault, active, connection.oldest_pending(), first)
+            stderr = self.supervisor.discard()  # after the kill stderr is complete
             for position, run in reversed(active):  # innocent: run again after the restart
-                if run is not owner[1]:
+                if owner is None or run is not owner[1]:
                     todo.appendleft((position, run.file, run.vector))
-            harness = self.harness
-            self.stop_harness(polite=False)
-            # after the kill the stderr reader has seen everything the harness wrote
-            if outcome.error is not None and harness.stderr_tail():
-                outcome.error["stderr"] = harness.stderr_tail()
-            results[owner[0]] = outcome
-            self._after_fault()
+            if owner is not None:
+                self.results[owner[0]] = owner[1].fault_outcome(fault).with_stderr(stderr)
+            else:
+                self._charge_finished(fault, stderr)
             return []
         still: list[tuple[int, VectorRun]] = []
         for position, run in active:
             if run.advance():
-                results[position] = run.finish()
+                self.results[position] = run.finish()
             else:
                 still.append((position, run))
         return still
 
-    def _restart(self, vector: vformat.Vector, label: str) -> Outcome | None:
-        """Start a fresh harness after a fault; the outcome charged to ``vector`` if it fails."""
-        self.tally.restarts += 1
-        try:
-            self.start_harness()
-        except ProtocolMismatch as mismatch:
-            self.tally.aborted = f"the restarted harness is unusable: {mismatch}"
-            return Outcome(vector, label, NOT_RUN)
-        except HarnessFault as fault:
-            self._after_fault()
-            return Outcome(
-                vector,
-                label,
-                ERRORED,
-                error={
-                    "cause": "handshake",
-                    "message": f"restarting the harness failed: {fault}",
-                    "stderr": fault.stderr,
-                },
-            )
-        return None
+    @staticmethod
+    def _culprit(
+        fault: HarnessFault,
+        active: list[tuple[int, VectorRun]],
+        pending: Any,
+        first: tuple[int, VectorRun],
+    ) -> tuple[int, VectorRun] | None:
+        """The vector in flight the fault is charged to (None: one already finished)."""
+        if fault.culprit is not None:
+            return next((item for item in active if item[1].vector.id == fault.culprit), None)
+        return next((item for item in active if item[1].owns(pending)), first)
 
-    def _after_fault(self) -> None:
-        if self.tally.restarts >= self.args.max_restarts:
-            self.tally.aborted = (
-                f"the harness failed after {self.tally.restarts} restart(s); the restart budget "
-                f"(--max-restarts {self.args.max_restarts}) is spent, so the run ends here"
-            )
+    def _charge_finished(self, fault: HarnessFault, stderr: list[str]) -> None:
+        """A duplicate answer to a vector already judged: its outcome becomes errored if it
+        has not been reported yet; otherwise the fault is a protocol fault of the run."""
+        assert fault.culprit is not None
+        position = self.positions.get(fault.culprit)
+        finished = self.results.get(position) if position is not None else None
+        if position is None or finished is None:
+            self.tally.protocol_faults.append(f"{fault.cause}: {fault.message}")
+            return
+        self.results[position] = Outcome(
+            finished.vector,
+            finished.file,
+            Status.ERRORED,
+            error=HarnessError(fault.cause, fault.message, stderr=tuple(stderr)),
+            transcript=finished.transcript,
+            fault=True,
+        )
 
 
-def _apply_expected(outcome: Outcome, entries: list[ExpectedEntry]) -> Outcome:
-    entry = match_expected(entries, outcome.id)
-    if entry is None:
-        return outcome
-    entry.matched = True
-    if outcome.status in (FAILED, ERRORED):
-        outcome.expected_reason = entry.reason
-        outcome.status = XFAILED
-    elif outcome.status == PASSED:
-        outcome.expected_reason = entry.reason
-        outcome.status = XPASSED
-    return outcome
+# -- the run ----------------------------------------------------------------------------
 
 
 def run(args: argparse.Namespace) -> int:
     out = report.Console(sys.stdout, args.progress, args.verbose)
+    previous = _install_signal_handlers()
     try:
         return _run(args, out)
     except UsageError as error:
         out.note(f"error: {error}")
-        return EXIT_UNUSABLE
+        return ExitStatus.USAGE
+    except Interrupted as interrupted:  # before the harness started: nothing to report
+        out.note(f"interrupted by {interrupted} before the run started")
+        return 128 + interrupted.signum
+    except KeyboardInterrupt:
+        out.note("interrupted before the run started")
+        return ExitStatus.INTERRUPTED_SIGINT
+    finally:
+        _restore_signal_handlers(previous)
+
+
+def _open(args: argparse.Namespace) -> loading.VectorSet:
+    verify = not args.no_verify
+    try:
+        if args.files:
+            vector_set = loading.open_vector_files(args.files, verify=verify)
+        else:
+            if args.vectors is not None:
+                vector_set = loading.open_vector_set(args.vectors, verify=verify)
+            else:
+                shipped = resources.vectors_root()
+                vector_set = loading.open_vector_set(shipped, verify=verify, shipped=True)
+    except (loading.VectorSetError, resources.MissingResource) as error:
+        raise UsageError(f"cannot use the vectors: {error}") from error
+    return vector_set
+
+
+@dataclass(frozen=True)
+class Outputs:
+    report_json: Path | None
+    junit_xml: Path | None
+    expected_failures: Path | None
+
+    @classmethod
+    def checked(cls, args: argparse.Namespace) -> Outputs:
+        outputs = cls(args.report_json, args.junit_xml, args.write_expected_failures)
+        for option, path in (
+            ("--report-json", outputs.report_json),
+            ("--junit-xml", outputs.junit_xml),
+            ("--write-expected-failures", outputs.expected_failures),
+        ):
+            if path is not None:
+                try:
+                    report.check_output_path(path, option)
+                except report.OutputPathError as error:
+                    raise UsageError(str(error)) from error
+        return outputs
 
 
 def _run(args: argparse.Namespace, out: report.Console) -> int:
-    if args.max_restarts < 0 or (args.max_fail is not None and args.max_fail < 1):
-        raise UsageError("--max-restarts must be >= 0 and --max-fail >= 1")
-    if args.window < 1:
-        raise UsageError("--window must be >= 1")
-    if args.timeout <= 0 or args.startup_timeout <= 0:
-        raise UsageError("--timeout and --startup-timeout must be positive")
-    vector_set = load_vectors(args.files, args.vectors)
-    expected = read_expected_failures(args.expected_failures) if args.expected_failures else []
-    stale = [
-        entry
-        for entry in expected
-        if not any(fnmatch.fnmatchcase(v.id, entry.pattern) for _, v in vector_set.entries)
-    ]
-    selected = select(vector_set.entries, args.family, args.patterns)
-    if not selected:
-        raise UsageError("no vector matches the selection")
+    outputs = Outputs.checked(args)
+    for path in (outputs.report_json, outputs.junit_xml):
+        if path is not None:
+            report.remove_stale(path)
+    try:
+        return _run_checked(args, out, outputs)
+    except UsageError as error:  # bad input: the JSON and JUnit reports say so
+        footer = _footer(
+            Tally(aborted=str(error)), RunState.ABORTED, int(ExitStatus.USAGE), [], [], 0
+        )
+        header = {"type": "header", "runner": _runner_json(), "protocol": PROTOCOL_VERSION}
+        _write_reports(
+            replace(outputs, expected_failures=None),  # nothing is known: keep that file
+            header=header,
+            outcomes=[],
+            footer=footer,
+            state=RunState.ABORTED,
+            run_problem=str(error),
+        )
+        raise
 
-    state = Run(args, out)
-    json_report = report.JsonLines(args.report_json) if args.report_json else None
+
+def _run_checked(args: argparse.Namespace, out: report.Console, outputs: Outputs) -> int:
+    vector_set = _open(args)
+    for problem in vector_set.problems:
+        out.note(f"warning: integrity (--no-verify): {problem}")
+    expected = read_expected_failures(args.expected_failures) if args.expected_failures else []
+    all_ids = vector_set.ids
+    stale = [e for e in expected if not any(fnmatch.fnmatchcase(i, e.pattern) for i in all_ids)]
+    selection = loading.Selection(tuple(args.family), tuple(args.tag), tuple(args.patterns))
+    selected = vector_set.select(selection)
+    if not selected:
+        raise UsageError(f"no vector matches the selection {json.dumps(selection.to_json())}")
+
+    known = vformat.feature_vocabulary() | {f for _, v in selected for f in v.features}
+    supervisor = Supervisor(HarnessOptions.from_args(args), known, out.note)
+    tally = Tally()
     outcomes: list[Outcome] = []
-    previous = _install_signal_handlers()
-    status = EXIT_FAILED
+    state, status, problems = RunState.COMPLETE, int(ExitStatus.PASSED), list[str]()
+    run_problem: str | None = None
+    stderr: list[str] = []
     try:
         try:
-            hello = state.start_harness().hello
+            supervisor.start()
         except (HarnessFault, ProtocolMismatch) as problem:
+            run_problem = f"the harness is unusable: {problem}"
             stderr = problem.stderr if isinstance(problem, HarnessFault) else []
-            reason = f"the harness is unusable: {problem}"
-            out.note(f"error: {reason}")
+            out.note(f"error: {run_problem}")
             for line in stderr[-20:]:
                 out.note(f"  stderr| {line}")
-            if json_report:
-                json_report.header(_header(args, vector_set, None, selected))
-                json_report.footer(_footer(Tally(aborted=reason), EXIT_UNUSABLE, [], stderr))
-            return EXIT_UNUSABLE
-        if json_report:
-            json_report.header(_header(args, vector_set, hello, selected))
-        impl = hello["implementation"]
+            tally.aborted = run_problem
+            state, status = RunState.ABORTED, int(ExitStatus.ERRORED)
+            return status
+        impl = supervisor.hello["implementation"]
         out.note(
             f"harness: {impl['name']} {impl['version']} ({impl['language']}), "
-            f"protocol {hello['protocol']}; {len(selected)} vector(s) selected"
+            f"protocol {supervisor.hello['protocol']}; {len(selected)} vector(s) selected"
         )
         out.begin(len(selected))
-        for outcome in state.outcomes(selected):
-            outcome = _apply_expected(outcome, expected)
+        scheduler = Scheduler(supervisor, tally, args.window, args.max_fail)
+        for outcome in scheduler.outcomes(selected):
+            entry = match_expected(expected, outcome.id)
+            if entry is not None:
+                outcome = outcome.expected_to_fail(entry.reason)
             outcomes.append(outcome)
-            state.tally.add(outcome)
-            out.vector(outcome, state.tally.counts)
-            if json_report:
-                json_report.vector(outcome)
+            tally.add(outcome)
+            out.vector(outcome, tally.counts)
         out.end()
-        state.stop_harness(polite=True)
+        supervisor.stop()
         problems = _strictness(expected, stale, outcomes, args.expected_failures)
-        status = EXIT_OK if state.tally.failed_total == 0 and not problems else EXIT_FAILED
-        if state.tally.aborted is not None and not state.tally.aborted.startswith("stopped after"):
-            status = EXIT_UNUSABLE
-        out.summary(outcomes, state.tally, problems)
-        if json_report:
-            json_report.footer(_footer(state.tally, status, problems, []))
-        if args.junit_xml:
-            report.write_junit(args.junit_xml, outcomes)
-        if args.write_expected_failures:
-            report.write_expected_failures(args.write_expected_failures, outcomes)
+        if tally.aborted is not None:
+            state = RunState.ABORTED
+        status = int(_exit_status(tally, problems))
+        out.summary(tally, problems)
         return status
     except Interrupted as interrupted:
         out.end()
         out.note(f"interrupted by {interrupted}; the harness was stopped")
-        return 128 + interrupted.signum
+        state, status = RunState.INTERRUPTED, 128 + interrupted.signum
+        return status
     except KeyboardInterrupt:
         out.end()
         out.note("interrupted; the harness was stopped")
-        return 130
+        state, status = RunState.INTERRUPTED, int(ExitStatus.INTERRUPTED_SIGINT)
+        return status
     finally:
-        state.stop_harness(polite=False)
-        if json_report:
-            json_report.close()
-        _restore_signal_handlers(previous)
+        supervisor.kill()
+        for label, vector in selected[len(outcomes) :]:
+            outcome = Outcome(vector, label, Status.NOT_RUN)
+            entry = match_expected(expected, vector.id)
+            outcomes.append(outcome if entry is None else outcome.expected_to_fail(entry.reason))
+            tally.add(outcomes[-1])
+        _write_reports(
+            outputs,
+            header=_header(args, vector_set, supervisor, selection, len(selected)),
+            outcomes=outcomes,
+            footer=_footer(tally, state, status, problems, stderr, supervisor.restarts),
+            state=state,
+            run_problem=run_problem,
+        )
+
+
+def _exit_status(tally: Tally, problems: list[str]) -> ExitStatus:
+    if tally.aborted is not None or tally.counts[Status.ERRORED] or tally.protocol_faults:
+        return ExitStatus.ERRORED
+    if tally.failed_total or problems:
+        return ExitStatus.FAILED
+    return ExitStatus.PASSED
+
+
+def _write_reports(
+    outputs: Outputs,
+    *,
+    header: dict[str, Any],
+    outcomes: list[Outcome],
+    footer: dict[str, Any],
+    state: RunState,
+    run_problem: str | None,
+) -> None:
+    if outputs.report_json is not None:
+        lines = [header, *(outcome.to_json() for outcome in outcomes), footer]
+        text = "".join(json.dumps(line, ensure_ascii=True) + "\n" for line in lines)
+        report.write_atomic(outputs.report_json, text.encode("utf-8"))
+    if outputs.junit_xml is not None:
+        report.write_junit(outputs.junit_xml, outcomes, state, run_problem)
+    if outputs.expected_failures is not None:
+        report.write_expected_failures(outputs.expected_failures, outcomes, state)
 
 
 def _strictness(
@@ -533,7 +539,7 @@ def _strictness(
         for entry in stale
     ]
     for outcome in outcomes:
-        if outcome.status == XPASSED:
+        if outcome.status == Status.XPASSED:
             entry = match_expected(expected, outcome.id)
             assert entry is not None
             problems.append(
@@ -545,38 +551,50 @@ def _strictness(
 
 def _header(
     args: argparse.Namespace,
-    vector_set: VectorSet,
-    hello: dict[str, Any] | None,
-    selected: list[tuple[str, vformat.Vector]],
+    vector_set: loading.VectorSet,
+    supervisor: Supervisor,
+    selection: loading.Selection,
+    count: int,
 ) -> dict[str, Any]:
+    hello = supervisor.hello
     return {
         "type": "header",
-        "runner": {"name": "doomloop-kit conformance run", "version": runner_version()},
+        "runner": _runner_json(),
         "protocol": PROTOCOL_VERSION,
         "vectorSet": vector_set.description,
         "harness": None
-        if hello is None
+        if not hello
         else {
             "command": args.port,
             "implementation": hello["implementation"],
             "protocol": hello["protocol"],
             "features": hello["features"],
         },
-        "selection": {"families": args.family, "patterns": args.patterns, "vectors": len(selected)},
+        "selection": {**selection.to_json(), "vectors": count},
     }
 
 
-def _footer(tally: Tally, status: int, problems: list[str], stderr: list[str]) -> dict[str, Any]:
-    counts = tally.counts
+def _runner_json() -> dict[str, str]:
+    return {"name": "doomloop-kit conformance run", "version": runner_version()}
+
+
+def _footer(
+    tally: Tally,
+    state: RunState,
+    status: int,
+    problems: list[str],
+    stderr: list[str],
+    restarts: int,
+) -> dict[str, Any]:
     footer: dict[str, Any] = {
         "type": "footer",
-        "totals": {
-            name: counts[name]
-            for name in (PASSED, FAILED, ERRORED, SKIPPED, XFAILED, XPASSED, NOT_RUN)
-        },
+        "status": str(state),
+        "totals": tally.totals(),
         "missingFeatures": dict(sorted(tally.missing.items())),
-        "restarts": max(0, tally.restarts),
+        "restarts": restarts,
         "aborted": tally.aborted,
+        "stopped": tally.stopped,
+        "protocolFaults": tally.protocol_faults,
         "problems": problems,
         "exitStatus": status,
     }

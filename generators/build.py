@@ -7,7 +7,7 @@ A *transcript* is a plain dict (tagged JSON throughout)::
      "steps": [{"op": "recordToolCall", "toolName": ..., ...}, ...]}
 
 Its steps carry inputs but no expectations. :func:`expectations` runs them
-through :mod:`~doomloop_kit.generators.oracle` and returns, per step,
+through :mod:`~doomloop_kit.vectorset.oracle` and returns, per step,
 ``{"result": oracle.normative(op, result)}`` or ``{"error": code}``;
 :func:`build_vector` wraps that into a :class:`~.format.Vector` with its
 features computed by ``wire.features_of`` over every input. Expected results
@@ -22,9 +22,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from doomloop_kit.reference import wire
-
-from . import oracle
-from .format import ABSENT, FUNCTION_OPS, MONITOR_OPS, RESUME_OP, Step, Vector
+from doomloop_kit.vectorset import oracle
+from doomloop_kit.vectorset.files import ABSENT, FUNCTION_OPS, MONITOR_OPS, RESUME_OP, Step, Vector
 
 Transcript = Mapping[str, Any]
 """``{"option"?, "initialState"?, "steps": [...]}`` -- see the module docstring."""

@@ -24,11 +24,9 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from hypothesis import HealthCheck, Phase, Verbosity, given, settings
-from hypothesis import seed as hypothesis_seed
-
-from . import build, curated, strategies
-from .format import (
+import hypothesis
+from doomloop_kit.vectorset import resources
+from doomloop_kit.vectorset.files import (
     FORMAT_VERSION,
     MANIFEST_NAME,
     Vector,
@@ -37,9 +35,17 @@ from .format import (
     validate_vector_file_data,
     write_bytes_atomic,
 )
+from hypothesis import HealthCheck, Phase, Verbosity, given, settings
+from hypothesis import seed as hypothesis_seed
+
+from . import build, curated, strategies
 
 GENERATOR_VERSION = "1"
 """Bumped when the generators change what they draw (the same seed, other transcripts)."""
+
+HYPOTHESIS_VERSION = "6.170.17"
+"""The Hypothesis release the committed vector set was drawn with (constraints.txt pins it):
+another release may draw other transcripts from the same seed."""
 
 KINDS = ("curated", "generated")
 
@@ -249,7 +255,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="regenerate in memory; exit 1 naming every file that would change",
     )
     parser.add_argument(
-        "--root", default="vectors", help="vector root directory (default: vectors)"
+        "--root",
+        type=Path,
+        default=None,
+        help="vector root directory (default: the vector set the kit ships)",
     )
     parser.add_argument(
         "--count",
@@ -262,8 +271,27 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--quiet", action="store_true", help="print nothing on success")
 
 
+def hypothesis_mismatch() -> str | None:
+    """Why regenerating here cannot reproduce the committed bytes (None: it can)."""
+    installed = hypothesis.__version__
+    if installed == HYPOTHESIS_VERSION:
+        return None
+    return (
+        f"the vector set was drawn with Hypothesis {HYPOTHESIS_VERSION}, but Hypothesis "
+        f"{installed} is installed: the same seeds may draw other transcripts, so the "
+        "generated files cannot be compared byte for byte. Install the pinned version: "
+        f"pip install -c constraints.txt doomloop-kit (hypothesis=={HYPOTHESIS_VERSION})"
+    )
+
+
 def run(args: argparse.Namespace) -> int:
-    root = Path(args.root)
+    root = args.root if args.root is not None else resources.vectors_root()
+    mismatch = hypothesis_mismatch()
+    if mismatch is not None:
+        if args.check:
+            print(f"regenerate --check: cannot check: {mismatch}", file=sys.stderr)
+            return 2
+        print(f"regenerate: warning: {mismatch}", file=sys.stderr)
     started = time.perf_counter()
     try:
         files = build_all(dict(args.count))

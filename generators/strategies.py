@@ -36,9 +36,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from doomloop_kit.vectorset import oracle
 from hypothesis import strategies as _st
 
-from . import oracle
 from .steps import (
     INFINITY,
     NAN,

@@ -1,6 +1,6 @@
 """Resolution of the ``doomLoop`` option into the monitor's configuration.
 
-Spec section 3 (CFG-*). Warnings are returned as data: a list of
+Spec section 3 (CFG-01, CFG-26). Warnings are returned as data: a list of
 :class:`ConfigWarning` whose ``code`` is normative and whose ``message`` is
 for humans.
 """
@@ -15,7 +15,7 @@ from .jsvalues import UNDEFINED, finite_number, js_floor
 
 Rung = Literal["observe", "steer", "escalate", "block", "stop"]
 RUNGS: Final[tuple[Rung, ...]] = ("observe", "steer", "escalate", "block", "stop")
-"""The rungs, weakest to strongest (LAD-*)."""
+"""The rungs, weakest to strongest (LAD-01)."""
 
 Threshold = int | Literal[False]
 
@@ -38,7 +38,7 @@ DEFAULT_TEXT_OPTIONS: Final[Mapping[str, object]] = {
 
 @dataclass(frozen=True)
 class Ladder:
-    """Resolved thresholds; ``False`` disables a rung (CFG-*)."""
+    """Resolved thresholds; ``False`` disables a rung (CFG-06, CFG-13)."""
 
     observe: Threshold = 2
     steer: Threshold = False
@@ -56,7 +56,7 @@ class Ladder:
 
 @dataclass(frozen=True)
 class TextOptions:
-    """Text-detection options, taken as given with no range sanitising (CFG-*).
+    """Text-detection options, taken as given with no range sanitising (CFG-16, CFG-17).
 
     The monitor's behaviour is specified only for a boolean ``enabled`` and
     positive integer numeric options; other values are kept as given.
@@ -95,7 +95,7 @@ class TextOptions:
 
 @dataclass(frozen=True)
 class EscalationConfig:
-    """The escalation mechanism with its budget resolved (CFG-*)."""
+    """The escalation mechanism with its budget resolved (CFG-23, CFG-24)."""
 
     max_escalations: int
     model: object = UNDEFINED
@@ -113,7 +113,7 @@ class EscalationConfig:
 
 @dataclass(frozen=True)
 class ResolvedConfig:
-    """The fully resolved configuration the monitor runs on (CFG-*)."""
+    """The fully resolved configuration the monitor runs on (CFG-06)."""
 
     ladder: Ladder = field(default_factory=Ladder)
     text: TextOptions = field(default_factory=TextOptions)
@@ -134,7 +134,7 @@ WarningCode = Literal[
 
 @dataclass(frozen=True)
 class ConfigWarning:
-    """A resolution-time warning; ``code`` (and rung fields) are normative (CFG-*)."""
+    """A resolution-time warning; ``code`` (and rung fields) are normative (CFG-26)."""
 
     code: WarningCode
     message: str
@@ -164,12 +164,12 @@ def _object(value: object) -> Mapping[str, object] | None:
 
 
 def _present(value: object) -> bool:
-    """A member is present when it exists and is not null (CFG-*)."""
+    """A member is present when it exists and is not null (CFG-16, CFG-20)."""
     return value is not UNDEFINED and value is not None
 
 
 def _threshold(given: object, default: Threshold) -> Threshold:
-    """Sanitise one rung's threshold (CFG-*)."""
+    """Sanitise one rung's threshold (CFG-09, CFG-10, CFG-11)."""
     if given is False:
         return False
     number = finite_number(given)
@@ -177,7 +177,7 @@ def _threshold(given: object, default: Threshold) -> Threshold:
 
 
 def resolve_ladder(given: object) -> Ladder:
-    """Sanitise every rung of a ``ladder`` value, defaulting what is missing (CFG-*)."""
+    """Sanitise every rung of a ``ladder`` value, defaulting what is missing (CFG-07, CFG-08)."""
     members = _object(given) or {}
     return Ladder(
         **{
@@ -188,7 +188,7 @@ def resolve_ladder(given: object) -> Ladder:
 
 
 def ladder_warnings(ladder: Ladder) -> list[ConfigWarning]:
-    """``block-without-stop``, then one ``dead-rung`` per shadowed rung (CFG-*)."""
+    """``block-without-stop``, then one ``dead-rung`` per shadowed rung (CFG-28, CFG-29, CFG-30)."""
     warnings: list[ConfigWarning] = []
     if ladder.block is not False and ladder.stop is False:
         warnings.append(
@@ -217,7 +217,7 @@ def ladder_warnings(ladder: Ladder) -> list[ConfigWarning]:
 
 
 def resolve_text_options(given: object) -> TextOptions:
-    """``false`` disables; an object tunes; anything else means defaults (CFG-*)."""
+    """``false`` disables; an object tunes; else defaults (CFG-14, CFG-15, CFG-16)."""
     if given is False:
         return TextOptions(enabled=False)
     members = _object(given)
@@ -227,7 +227,7 @@ def resolve_text_options(given: object) -> TextOptions:
 def resolve_escalation(
     given: object, ladder: Ladder
 ) -> tuple[EscalationConfig | None, list[ConfigWarning]]:
-    """The escalation mechanism and budget, with their warning (CFG-*)."""
+    """The escalation mechanism and budget, with their warning (CFG-22, CFG-24, CFG-31, CFG-32)."""
     members = _object(given)
     model = members.get("model", UNDEFINED) if members is not None else UNDEFINED
     advisor = members.get("advisor", UNDEFINED) if members is not None else UNDEFINED
@@ -260,7 +260,7 @@ def resolve_escalation(
 
 
 def resolve_doom_loop_option(option: object = UNDEFINED) -> OptionResolution:
-    """Resolve the ``doomLoop`` option (CFG-*).
+    """Resolve the ``doomLoop`` option (CFG-02, CFG-03, CFG-04, CFG-05).
 
     Absent, ``None`` or ``False`` turn detection off (config None); ``True``
     means all defaults; an object is read member by member; any other value

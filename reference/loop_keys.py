@@ -1,4 +1,4 @@
-"""Loop-key resolution: what identifies one call of a tool (spec section 4, KEY-*)."""
+"""Loop-key resolution: what identifies one call of a tool (spec section 4, KEY-01)."""
 
 from __future__ import annotations
 
@@ -11,13 +11,13 @@ from .jsvalues import UNDEFINED
 LoopKeyFunction = Callable[[Mapping[str, object]], object]
 """A loop-key function. It returns key material; ``None`` (JS null) exempts
 the call; :data:`~.jsvalues.UNDEFINED` ("returned nothing") and raising fall
-back to the full arguments (KEY-*)."""
+back to the full arguments (KEY-12)."""
 
 
 @dataclass(frozen=True)
 class LoopKeyResolution:
     """``exempt``, ``key`` with key material, or ``fallback`` to the full
-    arguments with an informative warning (KEY-*)."""
+    arguments with an informative warning (KEY-01, KEY-02)."""
 
     kind: Literal["exempt", "key", "fallback"]
     key_material: object = UNDEFINED
@@ -37,7 +37,9 @@ def _fallback(args: Mapping[str, object], warning: str) -> LoopKeyResolution:
 
 
 def resolve_loop_key_material(loop_key: object, args: Mapping[str, object]) -> LoopKeyResolution:
-    """Resolve a tool's ``loopKey`` declaration against one call's arguments (KEY-*).
+    """Resolve a tool's ``loopKey`` declaration against one call's arguments.
+
+    KEY-05, KEY-06, KEY-07, KEY-08, KEY-09, KEY-12.
 
     ``loop_key`` is :data:`~.jsvalues.UNDEFINED` when the tool declares
     nothing, ``False`` to exempt the tool, a list of field names, or a

@@ -1,4 +1,4 @@
-"""Repetition of token blocks at the tail of one response (spec section 7, TXT-*)."""
+"""Repetition of token blocks at the tail of one response (spec section 7, TXT-01)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from .config import DEFAULT_TEXT_OPTIONS
 from .jsvalues import finite_number
 
 CODE_UNITS_PER_WINDOW_TOKEN = 64
-"""Only the last ``maxWindowTokens * 64`` code units of a text are examined (TXT-*)."""
+"""Only the last ``maxWindowTokens * 64`` code units of a text are examined (TXT-02, TXT-03)."""
 
 
 @dataclass(frozen=True)
@@ -32,12 +32,12 @@ class TextRepetition:
 
 
 def normalize_text(text: str) -> str:
-    """Every run of JS whitespace becomes one space, then trim (MON-*)."""
+    """Every run of JS whitespace becomes one space, then trim (MON-41)."""
     return utf16.JS_WHITESPACE_RUN.sub(" ", text).strip(" ")
 
 
 def tokens(text: str) -> list[str]:
-    """Split on runs of JS whitespace, dropping empty tokens (TXT-*)."""
+    """Split on runs of JS whitespace, dropping empty tokens (TXT-06)."""
     return [token for token in utf16.JS_WHITESPACE_RUN.split(text) if token]
 
 
@@ -67,7 +67,9 @@ def _repeats_at_tail(words: list[str], period: int) -> int:
 def detect_text_repetition(
     text: str, options: Mapping[str, object] | None = None
 ) -> TextRepetition | None:
-    """The longest-covering block repeated at the tail of ``text``, or None (TXT-*).
+    """The longest-covering block repeated at the tail of ``text``, or None.
+
+    TXT-09, TXT-13, TXT-14.
 
     ``options`` uses the wire names (``maxPeriodTokens``, ``minRepeats``,
     ``minCoveredTokens``, ``maxWindowTokens``); missing ones take defaults.

@@ -24,11 +24,11 @@ def run_rounds(
 ) -> list[list[tuple[str | None, int]]]:
     """(action, streak) of every call of `read({path: X})`, round by round."""
     m = m or monitor()
-    out = []
+    out: list[list[tuple[str | None, int]]] = []
     for index, paths in enumerate(rounds):
         if declared:
             m.declare_round(index, [ToolCall("read", {"path": p}) for p in paths])
-        row = []
+        row: list[tuple[str | None, int]] = []
         for p in paths:
             record = m.record_tool_call("read", {"path": p}, index)
             row.append((record.verdict.action if record.verdict else None, record.streak))

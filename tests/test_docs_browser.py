@@ -146,8 +146,10 @@ class Browser:
         )
         self.session = attached["sessionId"]
         self.call("Page.enable")
-        self.call("Emulation.setDeviceMetricsOverride",
-                  {"width": 1280, "height": 900, "deviceScaleFactor": 1, "mobile": False})
+        self.call(
+            "Emulation.setDeviceMetricsOverride",
+            {"width": 1280, "height": 900, "deviceScaleFactor": 1, "mobile": False},
+        )
 
     def goto(self, url: str) -> None:
         self.call("Page.navigate", {"url": url})
@@ -266,16 +268,22 @@ def test_spec_section_by_statement_anchor(browser: Browser, base_url: str) -> No
     browser.screenshot("spec-MON-07.png")
 
 
-def test_dump_dom_renders_the_home_page_and_a_spec_section(
-    base_url: str, tmp_path: Path
-) -> None:
+def test_dump_dom_renders_the_home_page_and_a_spec_section(base_url: str, tmp_path: Path) -> None:
     """The plain command-line way: ``chromium --headless --dump-dom URL``."""
     chromium = ensure_chromium()
     for path, heading in (("/", "Doom-loop conformance kit"), ("/spec/09-monitor/", "9. Monitor")):
         done = subprocess.run(
-            [chromium, *CHROMIUM_FLAGS, f"--user-data-dir={tmp_path / 'profile'}",
-             "--dump-dom", base_url + path],
-            capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL,
+            [
+                chromium,
+                *CHROMIUM_FLAGS,
+                f"--user-data-dir={tmp_path / 'profile'}",
+                "--dump-dom",
+                base_url + path,
+            ],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            stdin=subprocess.DEVNULL,
         )
         assert done.returncode == 0, done.stderr[-2000:]
         match = re.search(r"<h1[^>]*>(.*?)</h1>", done.stdout, re.S)
@@ -383,3 +391,4 @@ def test_search_finds_vector_id(browser: Browser, base_url: str) -> None:
         ".map(a => a.getAttribute('href')); return a.length ? a : null; })()"
     )
     assert any(str(h).endswith("#" + target) for h in links[:5]), links[:5]
+    assert not any("undefined" in str(h) for h in links), links  # every result has a real page

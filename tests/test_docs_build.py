@@ -37,17 +37,34 @@ HARNESS_FILES = [
 ]
 
 
-def build_site(site_dir: Path, reports_dir: Path, vectors_dir: Path | None = None,
-               check: bool = True) -> subprocess.CompletedProcess[str]:
+def build_site(
+    site_dir: Path, reports_dir: Path, vectors_dir: Path | None = None, check: bool = True
+) -> subprocess.CompletedProcess[str]:
     """``mkdocs build --strict`` of the repository's site into ``site_dir``."""
     env = {**os.environ, "NO_MKDOCS_2_WARNING": "1", "DOOMLOOP_DOCS_REPORTS": str(reports_dir)}
     env.pop("DOOMLOOP_DOCS_VECTORS", None)
     if vectors_dir is not None:
         env["DOOMLOOP_DOCS_VECTORS"] = str(vectors_dir)
-    command = [sys.executable, "-m", "mkdocs", "build", "--strict",
-               "--config-file", str(ROOT / "mkdocs.yml"), "--site-dir", str(site_dir)]
-    done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True,
-                          timeout=BUILD_TIMEOUT, stdin=subprocess.DEVNULL)
+    command = [
+        sys.executable,
+        "-m",
+        "mkdocs",
+        "build",
+        "--strict",
+        "--config-file",
+        str(ROOT / "mkdocs.yml"),
+        "--site-dir",
+        str(site_dir),
+    ]
+    done = subprocess.run(
+        command,
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=BUILD_TIMEOUT,
+        stdin=subprocess.DEVNULL,
+    )
     if check and done.returncode != 0:
         pytest.fail(f"mkdocs build --strict failed ({done.returncode}):\n{done.stderr[-6000:]}")
     return done
@@ -69,17 +86,28 @@ def write_fixture_reports(reports_dir: Path) -> dict[str, int]:
     generated family. Returns the expected counts.
     """
     manifest_bytes = (ROOT / "vectors" / "manifest.json").read_bytes()
-    vector_set = {"manifest": "vectors/manifest.json", "format": 1,
-                  "sha256": hashlib.sha256(manifest_bytes).hexdigest()}
+    vector_set = {
+        "manifest": "vectors/manifest.json",
+        "format": 1,
+        "sha256": hashlib.sha256(manifest_bytes).hexdigest(),
+    }
     files = _vector_files()
     every_feature = sorted({f for _, d in files for v in d["vectors"] for f in v["features"]})
     counts = {"total": 0, "partial_passed": 0}
     for name, declared in (("fixture-complete", every_feature), ("fixture-partial", [])):
-        lines: list[dict[str, Any]] = [{
-            "type": "header", "protocol": 1, "vectorSet": vector_set,
-            "harness": {"command": "fixture", "protocol": 1, "features": declared,
-                        "implementation": {"name": name, "language": "fixture", "version": "0"}},
-        }]
+        lines: list[dict[str, Any]] = [
+            {
+                "type": "header",
+                "protocol": 1,
+                "vectorSet": vector_set,
+                "harness": {
+                    "command": "fixture",
+                    "protocol": 1,
+                    "features": declared,
+                    "implementation": {"name": name, "language": "fixture", "version": "0"},
+                },
+            }
+        ]
         totals = {"passed": 0, "failed": 0, "skipped": 0}
         for entry, data in files:
             for number, vector in enumerate(data["vectors"]):
@@ -90,12 +118,27 @@ def write_fixture_reports(reports_dir: Path) -> dict[str, int]:
                     elif entry["kind"] == "generated" and number == 0:
                         status = "failed"
                 totals[status] += 1
-                lines.append({"type": "vector", "id": vector["id"], "file": entry["path"],
-                              "status": status, "description": vector["description"]})
-        lines.append({"type": "footer", "totals": totals, "aborted": None, "problems": [],
-                      "exitStatus": 0 if name == "fixture-complete" else 1})
+                lines.append(
+                    {
+                        "type": "vector",
+                        "id": vector["id"],
+                        "file": entry["path"],
+                        "status": status,
+                        "description": vector["description"],
+                    }
+                )
+        lines.append(
+            {
+                "type": "footer",
+                "totals": totals,
+                "aborted": None,
+                "problems": [],
+                "exitStatus": 0 if name == "fixture-complete" else 1,
+            }
+        )
         (reports_dir / f"{name}.jsonl").write_text(
-            "".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+            "".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8"
+        )
         counts["total"] = sum(totals.values())
         if name == "fixture-partial":
             counts["partial_passed"] = totals["passed"]
@@ -252,6 +295,55 @@ def test_replay_guide_shows_the_example_replays(built: dict[str, Any]) -> None:
     assert "Replay an agent log" in plain_text(home)
 
 
+def test_every_search_entry_with_an_anchor_has_its_page_entry(built: dict[str, Any]) -> None:
+    """The search groups ``page#anchor`` entries under the entry located at ``page``;
+    one without it is shown as its own page and links to ``/undefined``."""
+    index = json.loads((built["site"] / "search" / "search_index.json").read_text(encoding="utf-8"))
+    pages: set[str] = set()
+    orphans = []
+    for doc in index["docs"]:
+        page, _, anchor = doc["location"].partition("#")
+        if not anchor:
+            pages.add(page)
+        elif page not in pages:
+            orphans.append(doc["location"])
+    assert orphans == []
+
+
+_EXTERNAL_LOAD = re.compile(
+    r"<(?:link|script|img|iframe)\b[^>]*\b(?:href|src)=[\"']?(?:https?:)?//|@import\s+url\(\s*[\"']?(?:https?:)?//",
+    re.I,
+)
+
+
+def test_pages_load_nothing_from_outside_the_site(built: dict[str, Any]) -> None:
+    """No web fonts, scripts or styles from other hosts (links to them are fine)."""
+    site: Path = built["site"]
+    loading = [
+        f"{path.relative_to(site)}: {match.group(0)}"
+        for path in sorted(site.rglob("*"))
+        if path.suffix in (".html", ".css")
+        for match in _EXTERNAL_LOAD.finditer(path.read_text(encoding="utf-8", errors="replace"))
+    ]
+    assert loading == []
+
+
+def test_make_docs_keeps_a_port_authors_reports(tmp_path: Path) -> None:
+    """``make docs`` rebuilds the in-tree reports in their own folder and deletes nothing else."""
+    plan = subprocess.run(
+        ["make", "-n", "-B", "docs", "REPORTS=" + str(tmp_path / "reports")],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    removals = [line for line in plan.splitlines() if re.search(r"\brm\b", line)]
+    assert removals, plan  # the in-tree folder is rebuilt from scratch
+    for line in removals:
+        targets = [w for w in line.split("&&")[0].split()[1:] if not w.startswith("-")]
+        assert targets == [str(tmp_path / "reports" / "in-tree")], line
+
+
 def test_harness_guide_includes_the_real_harness_files(built: dict[str, Any]) -> None:
     text = plain_text(page_html(built["site"], "guide/write-a-harness/"))
     for rel in HARNESS_FILES:
@@ -270,7 +362,7 @@ def test_matrix_counts_come_from_the_reports(built: dict[str, Any]) -> None:
     assert f"{total}/{total}" in text
     assert f"{built['counts']['partial_passed']}/{total}" in text
     assert "No conformance reports" not in text
-    article = rendered[rendered.index("<article"): rendered.index("</article>")]
+    article = rendered[rendered.index("<article") : rendered.index("</article>")]
     assert not re.search(r"\d{4}-\d{2}-\d{2}|\d{1,2}:\d{2}:\d{2}", plain_text(article))
 
 
@@ -288,10 +380,20 @@ def test_an_unknown_statement_id_in_a_vector_fails_the_strict_build(tmp_path: Pa
     vectors_dir = tmp_path / "vectors"
     (vectors_dir / "curated").mkdir(parents=True)
     vector_file = {
-        "format": 1, "kind": "curated", "family": "bad", "description": "a bad citation",
-        "vectors": [{"id": "bad/cites-nothing", "description": "cites an id the spec lacks",
-                     "spec": ["MON-999"], "tags": [], "features": [],
-                     "steps": [{"op": "canonicalize", "value": 1, "expect": {"result": "1"}}]}],
+        "format": 1,
+        "kind": "curated",
+        "family": "bad",
+        "description": "a bad citation",
+        "vectors": [
+            {
+                "id": "bad/cites-nothing",
+                "description": "cites an id the spec lacks",
+                "spec": ["MON-999"],
+                "tags": [],
+                "features": [],
+                "steps": [{"op": "canonicalize", "value": 1, "expect": {"result": "1"}}],
+            }
+        ],
     }
     (vectors_dir / "curated" / "bad.json").write_text(json.dumps(vector_file), encoding="utf-8")
     done = build_site(tmp_path / "site", tmp_path / "no-reports", vectors_dir, check=False)
@@ -315,9 +417,12 @@ def test_matrix_page_is_reproducible_and_says_when_there_are_no_reports(tmp_path
 
 def test_matrix_marks_a_truncated_report(tmp_path: Path) -> None:
     (tmp_path / "cut.jsonl").write_text(
-        json.dumps({"type": "header", "harness": {"implementation": {"name": "cut"}}}) + "\n"
+        json.dumps({"type": "header", "harness": {"implementation": {"name": "cut"}}})
+        + "\n"
         + json.dumps({"type": "vector", "id": "x/y", "file": "curated/x.json", "status": "passed"})
-        + "\n", encoding="utf-8")
+        + "\n",
+        encoding="utf-8",
+    )
     page = matrix.page(matrix.load_runs(tmp_path), vectors.Catalog(), "r", None)
     assert "**truncated**" in page
     assert "1/1" in page
@@ -325,7 +430,9 @@ def test_matrix_marks_a_truncated_report(tmp_path: Path) -> None:
 
 def test_schema_renderer_describes_types_rules_and_links() -> None:
     data = {
-        "title": "Example", "type": "object", "required": ["a"],
+        "title": "Example",
+        "type": "object",
+        "required": ["a"],
         "properties": {
             "a": {"type": "string", "pattern": "^[a-z]+$", "description": "see MON-07"},
             "b": {"$ref": "#/$defs/thing"},
@@ -336,16 +443,18 @@ def test_schema_renderer_describes_types_rules_and_links() -> None:
         "then": {"required": ["b"]},
         "$defs": {"thing": {"type": "integer", "minimum": 1}},
     }
-    schema_file = schemas.SchemaFile(rel="example.schema.json", data=data,
-                                     page_uri="schemas/example.md")
-    renderer = schemas.Renderer(schema_file, [schema_file],
-                                lambda sid: "spec/09-monitor.md" if sid == "MON-07" else None)
+    schema_file = schemas.SchemaFile(
+        rel="example.schema.json", data=data, page_uri="schemas/example.md"
+    )
+    renderer = schemas.Renderer(
+        schema_file, [schema_file], lambda sid: "spec/09-monitor.md" if sid == "MON-07" else None
+    )
     page = renderer.page()
     link = "[MON-07](../spec/09-monitor.md#MON-07)"
     assert f"| `a` | string, matching `^[a-z]+$` | yes | see {link} |" in page
     assert "| `b` | [thing](#def-thing) | no |" in page
     assert "| `c.d` | one of `1`, `2` | yes |" in page
-    assert "- If `a` is `\"x\"`: `b` required." in page
+    assert '- If `a` is `"x"`: `b` required.' in page
     assert "### thing {#def-thing}" in page
     assert "**Type:** integer, ≥ `1`" in page
 
@@ -356,8 +465,9 @@ def test_statement_parser_reads_ids_sections_and_text(tmp_path: Path) -> None:
         '<a id="X-01"></a>**X-01** First [rule](#x) here,\ncontinued.\n\n'
         '- <a id="X-02"></a>**X-02** A list item.\n'
         '- <a id="X-03"></a>**X-03** Another.\n\n'
-        "```\n<a id=\"X-09\"></a>**X-09** inside a fence\n```\n",
-        encoding="utf-8")
+        '```\n<a id="X-09"></a>**X-09** inside a fence\n```\n',
+        encoding="utf-8",
+    )
     index = spec.parse(tmp_path)
     assert list(index.statements) == ["X-01", "X-02", "X-03"]
     first = index.statements["X-01"]
@@ -374,8 +484,12 @@ def test_vector_rendering_links_ids_folds_long_values_and_reports_unknown_ids() 
         feature=lambda name: None,
     )
     vector = {
-        "id": "demo/long-<value>", "description": "a <demo>", "spec": ["MON-07", "NOPE-01"],
-        "tags": ["demo"], "features": ["bigint"], "option": True,
+        "id": "demo/long-<value>",
+        "description": "a <demo>",
+        "spec": ["MON-07", "NOPE-01"],
+        "tags": ["demo"],
+        "features": ["bigint"],
+        "option": True,
         "steps": [
             {"op": "recordAssistantText", "text": "x" * 2000, "expect": {"result": None}},
             {"op": "canonicalize", "value": {"a": 1}, "expect": {"error": "canonicalization"}},

@@ -8,9 +8,8 @@ import os
 from pathlib import Path
 
 import pytest
-from doomloop_kit.generators import format as vformat
 from doomloop_kit.generators import regenerate, strategies
-from doomloop_kit.generators.format import VectorFormatError, compare, dumps, load_vector_file
+from doomloop_kit.vectorset.files import VectorFormatError, compare, dumps, load_vector_file
 
 REPO = Path(__file__).resolve().parent.parent
 SMALL = [(name, 3) for name in strategies.FAMILIES]
@@ -76,7 +75,7 @@ def test_interrupted_write_leaves_old_files(
             raise OSError("disk full (simulated)")
         real_replace(src, dst)
 
-    monkeypatch.setattr(vformat.os, "replace", failing_replace)
+    monkeypatch.setattr(os, "replace", failing_replace)
     changed = [(name, 4) for name, _ in SMALL]
     assert regenerate.run(_args(root, counts=changed)) == 2
     monkeypatch.undo()
@@ -173,3 +172,24 @@ def test_compare_rule() -> None:
     assert compare(True, 1)[0].reason.startswith("expected a boolean")
     assert compare(None, {}) and compare({"a b": 1}, {"a b": 2})[0].path == '$["a b"]'
     assert compare({"a": 1}, {})[0].reason == "missing member"
+
+
+def test_check_names_a_different_hypothesis_instead_of_reporting_every_file(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import hypothesis
+
+    monkeypatch.setattr(hypothesis, "__version__", "6.0.0")
+    assert regenerate.run(_args(REPO / "vectors", check=True)) == 2
+    err = capsys.readouterr().err
+    assert f"drawn with Hypothesis {regenerate.HYPOTHESIS_VERSION}" in err
+    assert "Hypothesis 6.0.0 is installed" in err and "would change" not in err
+
+
+def test_constraints_pin_the_hypothesis_the_vectors_were_drawn_with() -> None:
+    pins = dict(
+        line.split("==", 1)
+        for line in (REPO / "constraints.txt").read_text(encoding="utf-8").splitlines()
+        if "==" in line and not line.startswith("#")
+    )
+    assert pins["hypothesis"] == regenerate.HYPOTHESIS_VERSION

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from doomloop_kit.generators import build, strategies
-from doomloop_kit.generators.format import Vector, iter_vector_files, load_vector_file
+from doomloop_kit.vectorset.files import Vector, iter_vector_files, load_vector_file
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import seed as hypothesis_seed
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from typing import Any
 
 from doomloop_kit.conformance.harnesses import python_reference
 from doomloop_kit.reference import wire
@@ -13,7 +14,7 @@ from harnesses import support
 HARNESS = support.REPO / "conformance" / "harnesses" / "python_reference.py"
 
 
-def _serve(lines: list[bytes]) -> tuple[int, list[dict[str, object]], str]:
+def _serve(lines: list[bytes]) -> tuple[int, list[dict[str, Any]], str]:
     done = subprocess.run(
         [sys.executable, "-m", "doomloop_kit.conformance.harnesses.python_reference"],
         input=b"".join(line + b"\n" for line in lines),

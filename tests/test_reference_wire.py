@@ -16,7 +16,7 @@ def test_scalar_tags() -> None:
     assert math.isnan(wire.decode({"$js": "number", "value": "NaN"}))  # type: ignore[arg-type]
     assert wire.decode({"$js": "number", "value": "-Infinity"}) == -math.inf
     negative_zero = wire.decode({"$js": "number", "value": "-0"})
-    assert negative_zero == 0 and math.copysign(1, negative_zero) < 0  # type: ignore[arg-type]
+    assert negative_zero == 0 and math.copysign(1, negative_zero) < 0
     assert wire.decode({"$js": "bigint", "value": "-12"}) == JsBigInt(-12)
     assert wire.decode({"$js": "symbol"}) == JsFunction("symbol")
     assert wire.decode({"$js": "function"}) == JsFunction("function")

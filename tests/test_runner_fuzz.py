@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 from doomloop_kit.conformance import cli
-from doomloop_kit.generators import format as vformat
+from doomloop_kit.vectorset import files as vformat
 from harnesses import support
 
 MUTANT = "per-call-streak-ignored"
@@ -23,7 +23,7 @@ def _fuzz(out: Path, port: str, *extra: str) -> int:
             "60",
             "--seed",
             "3",
-            "-t",
+            "--family",
             "superset",
             "--out",
             str(out),
@@ -62,9 +62,9 @@ def test_fuzz_reference_agrees(tmp_path: Path, capsys: pytest.CaptureFixture[str
             support.REFERENCE,
             "--examples",
             "15",
-            "-t",
+            "--family",
             "text",
-            "-t",
+            "--family",
             "resume",
             "--out",
             str(tmp_path),
@@ -77,5 +77,5 @@ def test_fuzz_reference_agrees(tmp_path: Path, capsys: pytest.CaptureFixture[str
 
 
 def test_fuzz_unusable_harness(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert _fuzz(tmp_path, support.fault("version-mismatch")) == 2
+    assert _fuzz(tmp_path, support.fault("version-mismatch")) == 3
     assert "the harness is unusable" in capsys.readouterr().out

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from doomloop_kit.conformance import report
-from doomloop_kit.generators import format as vformat
+from doomloop_kit.vectorset import files as vformat
 from harnesses import support
 
 
@@ -53,6 +53,7 @@ def test_reference_passes_the_fixtures(
     assert len(lines) == total + 2
     assert footer == {
         "type": "footer",
+        "status": "complete",
         "totals": {
             "passed": total,
             "failed": 0,
@@ -65,6 +66,8 @@ def test_reference_passes_the_fixtures(
         "missingFeatures": {},
         "restarts": 0,
         "aborted": None,
+        "stopped": None,
+        "protocolFaults": [],
         "problems": [],
         "exitStatus": 0,
     }
@@ -75,7 +78,10 @@ def test_selection_by_file_family_and_glob(root: Path, capsys: pytest.CaptureFix
     assert support.run([str(root / "curated/text.json"), *port])[0] == 0
     assert _last_lines(capsys) == ["3 passed, 0 failed, 0 skipped"]
     assert (
-        support.run(["--vectors", str(root), "-t", "escalation", "-t", "functions", *port])[0] == 0
+        support.run(
+            ["--vectors", str(root), "--family", "escalation", "--family", "functions", *port]
+        )[0]
+        == 0
     )
     assert _last_lines(capsys) == ["4 passed, 0 failed, 0 skipped"]
     assert (
@@ -218,7 +224,7 @@ def test_max_fail_stops_early(root: Path, tmp_path: Path) -> None:
     footer = lines[-1]
     assert footer["totals"]["failed"] == 1
     assert footer["totals"]["not-run"] > 0
-    assert "--max-fail" in footer["aborted"]
+    assert "--max-fail" in footer["stopped"]
     status, lines = support.run(
         [
             "--vectors",
@@ -261,10 +267,10 @@ def test_progress_bar_on_a_terminal(root: Path) -> None:
     vector = support.fixtures.build_files()["curated/text.json"].vectors[0]
     from collections import Counter
 
-    from doomloop_kit.conformance.execute import Outcome
+    from doomloop_kit.conformance.outcomes import Outcome, Status
 
     console.begin(2)
-    console.vector(Outcome(vector, "f", "passed"), Counter(passed=1))
+    console.vector(Outcome(vector, "f", Status.PASSED), Counter({Status.PASSED: 1}))
     assert "\r[" in stream.getvalue() and "1/2" in stream.getvalue()
     console.end()
     assert stream.getvalue().endswith("\r\x1b[K")
@@ -276,7 +282,7 @@ def test_bad_inputs_are_usage_errors(
     broken = tmp_path / "broken.json"
     broken.write_text('{"format": 1}')
     assert support.run([str(broken), "--port", support.REFERENCE])[0] == 2
-    assert "cannot load the vectors" in capsys.readouterr().out
+    assert "cannot use the vectors" in capsys.readouterr().out
     bad = tmp_path / "xfail.txt"
     bad.write_text("two ids here\n")
     assert (

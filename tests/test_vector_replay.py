@@ -14,8 +14,10 @@ from functools import cache
 from pathlib import Path
 
 import pytest
-from doomloop_kit.generators import build, oracle
-from doomloop_kit.generators.format import (
+from doomloop_kit.generators import build
+from doomloop_kit.reference import wire
+from doomloop_kit.vectorset import oracle
+from doomloop_kit.vectorset.files import (
     ABSENT,
     MONITOR_OPS,
     RESUME_OP,
@@ -25,7 +27,6 @@ from doomloop_kit.generators.format import (
     load_manifest,
     load_vector_file,
 )
-from doomloop_kit.reference import wire
 
 REPO = Path(__file__).resolve().parent.parent
 ROOT = REPO / "vectors"
@@ -48,8 +49,10 @@ def replay(vector) -> list[str]:  # type: ignore[no-untyped-def]
     for index, step in enumerate(vector.steps):
         try:
             if step.op == RESUME_OP:
+                assert monitor is not None
                 monitor, result = oracle.resume(monitor, vector.option)
             elif step.op in MONITOR_OPS:
+                assert monitor is not None
                 result = oracle.MONITOR_OPS[step.op](monitor, step.request())
             else:
                 result = oracle.FUNCTION_OPS[step.op](step.request())
@@ -71,7 +74,7 @@ def test_replay_detects_an_edited_expectation() -> None:
     edited = json.loads(json.dumps(vector.to_json()))
     last = edited["steps"][-1]["expect"]["result"]
     last["verdict"]["action"] = "observe"
-    from doomloop_kit.generators.format import Vector
+    from doomloop_kit.vectorset.files import Vector
 
     problems = replay(Vector.from_json(edited))
     assert problems and "$.steps[" in problems[0] and ".verdict.action" in problems[0]

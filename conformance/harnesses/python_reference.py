@@ -3,7 +3,7 @@
 Run: ``python -m doomloop_kit.conformance.harnesses.python_reference``. Reads
 one JSON request per line on stdin, writes one JSON response per line on
 stdout, in request order; exits 0 when stdin closes. Every operation goes
-through :mod:`doomloop_kit.generators.oracle`, so the harness cannot disagree
+through :mod:`doomloop_kit.vectorset.oracle`, so the harness cannot disagree
 with the vectors' expectations by construction. It never dies on bad input:
 each problem becomes a structured error response.
 """
@@ -16,8 +16,8 @@ from collections.abc import Mapping
 from importlib import metadata
 from typing import Any, BinaryIO, TextIO
 
-from doomloop_kit.generators import oracle
 from doomloop_kit.reference import DoomLoopMonitor, wire
+from doomloop_kit.vectorset import oracle
 
 PROTOCOL = 1
 

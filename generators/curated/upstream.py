@@ -184,7 +184,7 @@ SCENARIOS: list[dict[str, Any]] = (
 
 def check() -> list[str]:
     """Differences between the reference and the transcribed upstream digests (empty = none)."""
-    from .. import oracle
+    from doomloop_kit.vectorset import oracle
 
     problems = []
     for name, _, tool, key, text, digest in TOOL_CALLS:

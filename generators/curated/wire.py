@@ -28,11 +28,21 @@ SCENARIOS: list[dict[str, Any]] = [
         "steps": [
             op(
                 "resolveLadderAction",
-                ladder={"observe": 2.0, "steer": False, "escalate": False, "block": 3.0, "stop": 6.0},
+                ladder={
+                    "observe": 2.0,
+                    "steer": False,
+                    "escalate": False,
+                    "block": 3.0,
+                    "stop": 6.0,
+                },
                 streak=3.0,
                 allowBlock=True,
             ),
-            op("detectTextRepetition", text="go on " * 4, options={"minRepeats": 4.0, "minCoveredTokens": 8.0}),
+            op(
+                "detectTextRepetition",
+                text="go on " * 4,
+                options={"minRepeats": 4.0, "minCoveredTokens": 8.0},
+            ),
         ],
     },
     {
@@ -72,7 +82,9 @@ SCENARIOS: list[dict[str, Any]] = [
         "tags": ["wire", "restore"],
         "option": True,
         "steps": [
-            restore({"tools": {"$js": "object", "value": {"$js": {"fingerprint": F, "streak": 2}}}}),
+            restore(
+                {"tools": {"$js": "object", "value": {"$js": {"fingerprint": F, "streak": 2}}}}
+            ),
             get_state(),
             resume(),
             record("$js", {"x": 1}, 0),

@@ -7,6 +7,7 @@ commits FAULT. Environment:
 * ``FAULT_ONCE=<path>``: fault only if ``path`` does not exist yet (and create
   it), so that a restarted harness behaves: exactly one vector is hit.
 * ``FAULT_FEATURES=a,b``: declare only these features in the handshake.
+* fault ``duplicate``: answer the N-th request twice.
 * ``FAULT_PIDFILE=<path>``: append this process's pid, and the pid of a
   sleeping grandchild it starts, so a test can check none is left behind.
 """
@@ -37,6 +38,7 @@ FAULTS = (
     "old-protocol",
     "bad-hello",
     "internal-error",
+    "duplicate",
     "none",
 )
 
@@ -122,6 +124,11 @@ def main() -> int:
                 continue
             if fault == "wrong-id":
                 out.write(json.dumps({"id": request["id"] + 1000, "result": None}) + "\n")
+                out.flush()
+                continue
+            if fault == "duplicate":
+                answer = python_reference.respond(harness, line) + "\n"
+                out.write(answer + answer)
                 out.flush()
                 continue
             if fault == "huge-line":

@@ -12,8 +12,8 @@ import hashlib
 from pathlib import Path
 from typing import Any
 
-from doomloop_kit.generators import format as vformat
 from doomloop_kit.generators.build import build_vector
+from doomloop_kit.vectorset import files as vformat
 
 READ = "read"
 

@@ -23,7 +23,6 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from doomloop_kit.generators import oracle
 from doomloop_kit.reference import (
     canonical,
     fingerprint,
@@ -34,6 +33,7 @@ from doomloop_kit.reference import (
     text,
     utf16,
 )
+from doomloop_kit.vectorset import oracle
 
 
 def _rebind(original: Any, replacement: Any) -> None:
@@ -265,7 +265,7 @@ def main() -> int:
     MUTANTS[sys.argv[1]]()
     from doomloop_kit.conformance.harnesses import python_reference
 
-    assert oracle is python_reference.oracle
+    assert vars(python_reference)["oracle"] is oracle  # the harness runs the patched oracle
     return python_reference.main()
 
 

@@ -13,7 +13,7 @@ from typing import Any
 
 from doomloop_kit.conformance import cli
 
-from . import fixtures
+from . import fixtures as fixtures
 
 REPO = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parent

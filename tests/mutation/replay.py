@@ -68,8 +68,8 @@ def first_mismatch(prepared: Prepared) -> str | None:
     Imports the oracle (and with it the reference) at call time, so that a
     process that has just swapped a reference module in replays the swap.
     """
-    from doomloop_kit.generators import oracle
-    from doomloop_kit.generators.format import compare
+    from doomloop_kit.vectorset import oracle
+    from doomloop_kit.vectorset.files import compare
 
     monitor_ops: dict[str, Callable[..., Any]] = oracle.MONITOR_OPS
     function_ops: dict[str, Callable[..., Any]] = oracle.FUNCTION_OPS

@@ -62,8 +62,8 @@ import replay  # noqa: E402
 
 TYPE_NAMES = {"Literal", "Callable", "TypeVar", "TypeAlias", "Union", "Optional"}
 
-ORACLE = "doomloop_kit.generators.oracle"
-ORACLE_PATH = REPO / "generators" / "oracle.py"
+ORACLE = "doomloop_kit.vectorset.oracle"
+ORACLE_PATH = REPO / "vectorset" / "oracle.py"
 
 _SOURCES: dict[str, str] = {}
 """The reference's sources (module stem -> text), read once: every child imports
@@ -594,8 +594,8 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     prepared = replay.load()
     # Import everything the children re-use (jcs, parso's grammar) once, here.
-    from doomloop_kit.generators import format as _format  # noqa: F401
-    from doomloop_kit.generators import oracle as _oracle  # noqa: F401
+    from doomloop_kit.vectorset import files as _format  # noqa: F401
+    from doomloop_kit.vectorset import oracle as _oracle  # noqa: F401
 
     mutated_source(mutants[0]) if mutants else None
 
@@ -614,10 +614,11 @@ def main(argv: list[str] | None = None) -> int:
     wall = time.perf_counter() - started
 
     entries = load_equivalents(HERE / "equivalents.toml")
-    order = {m: i for i, m in enumerate(mutants)}
+    order: dict[Mutant | None, int] = {m: i for i, m in enumerate(mutants)}
     outcomes: list[Outcome] = []
-    for mutant, code, message, seconds in sorted(raw, key=lambda r: order[r[0]]):
-        assert mutant is not None
+    for ran, code, message, seconds in sorted(raw, key=lambda r: order[r[0]]):
+        assert ran is not None
+        mutant = ran
         if code is None:
             outcome = Outcome(mutant, "timeout", message, seconds)
         elif code == 0:

@@ -90,7 +90,9 @@ def read_report(path: Path) -> Run:
 def load_runs(reports_dir: Path) -> list[Run]:
     if not reports_dir.is_dir():
         return []
-    runs = [read_report(p) for p in sorted(reports_dir.glob("*.jsonl"))]
+    # the folder and its subfolders: `make` writes the in-tree ports' reports
+    # into their own subfolder, beside the reports port authors put there
+    runs = [read_report(p) for p in sorted(reports_dir.rglob("*.jsonl"))]
     return sorted(runs, key=Run.sort_key)
 
 
@@ -157,7 +159,7 @@ def page(runs: list[Run], catalog: Catalog, reports_hint: str, manifest: Path | 
     ]
     if not runs:
         out += [
-            "!!! info \"No conformance reports yet\"",
+            '!!! info "No conformance reports yet"',
             f"    No report files (`*.jsonl`) were found in `{reports_hint}`, so there are "
             "no results to show. Run `make docs` (it runs every in-tree port with "
             "`--report-json` and then builds the site), or write the reports yourself "
@@ -227,8 +229,7 @@ def page(runs: list[Run], catalog: Catalog, reports_hint: str, manifest: Path | 
         feature_rows.append(
             f"| {md_cell(run.label)} | "
             + " | ".join(
-                feature_cells[n].text() + (" ✓" if n in run.declared else "")
-                for n in feature_names
+                feature_cells[n].text() + (" ✓" if n in run.declared else "") for n in feature_names
             )
             + " |"
         )
@@ -249,11 +250,7 @@ def page(runs: list[Run], catalog: Catalog, reports_hint: str, manifest: Path | 
         out += [
             f"### {kind.capitalize()} families {{#by-family-{kind}}}",
             "",
-            "| Implementation | All "
-            + kind
-            + " | "
-            + " | ".join(header(c) for c in group)
-            + " |",
+            "| Implementation | All " + kind + " | " + " | ".join(header(c) for c in group) + " |",
             "| --- | ---: | " + " | ".join("---:" for _ in group) + " |",
         ]
         for label, _, cells in family_rows:

@@ -15,6 +15,7 @@ DOCS_PAGES = {
     "home": "index.md",
     "harness": "guide/write-a-harness.md",
     "replay": "guide/replay.md",
+    "ci": "guide/ci.md",
     "versioning": "versioning.md",
     "changelog": "changelog.md",
     "benchmarks": "benchmarks.md",
@@ -44,9 +45,7 @@ def build(files: Files, state: BuildState) -> list[NavItem]:
 
     vector_pages: list[NavItem] = ["vectors/index.md"]
     for kind in ("curated", "generated"):
-        family_pages = [
-            {f.family: f.page_uri} for f in state.catalog.files if f.kind == kind
-        ]
+        family_pages = [{f.family: f.page_uri} for f in state.catalog.files if f.kind == kind]
         if family_pages:
             vector_pages.append({kind.capitalize(): family_pages})
 
@@ -56,6 +55,7 @@ def build(files: Files, state: BuildState) -> list[NavItem]:
         for key, title in (
             ("harness", "Write a harness"),
             ("replay", "Replay an agent log"),
+            ("ci", "Run it in your CI"),
             ("mutation", "Mutation score of the vectors"),
             ("benchmarks", "Benchmarks"),
         )

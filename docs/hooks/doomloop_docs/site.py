@@ -372,6 +372,10 @@ def on_page_context(
                 )
     vector_file = state.vector_pages.get(src_uri)
     if vector_file is not None and vector_file.kind == "generated":
+        # The page itself is excluded from the index (it is large), but the search
+        # groups "page#anchor" entries under the entry whose location is "page": without
+        # it the first vector entry stands in for the page and its link is /undefined.
+        entries.append({"location": page.url, "title": page.title or page.url, "text": ""})
         for vector in vector_file.vectors:
             entries.append(
                 {

@@ -313,7 +313,7 @@ def index_page(catalog: Catalog, links_page: Callable[[VectorFile], str], extra:
     ]
     if not catalog.files:
         out += [
-            "!!! warning \"No vector files\"",
+            '!!! warning "No vector files"',
             "    `vectors/` holds no vector files yet; regenerate them with "
             "`doomloop-kit vectors regenerate`.",
             "",

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import hashlib
 import json
 import math
 import os
@@ -30,11 +31,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
-import jsonschema
-from doomloop_kit.reference import utf16
+from doomloop_kit.reference import utf16, wire
 from doomloop_kit.reference.jsvalues import UNDEFINED, is_number, to_double
 
-from . import oracle
+from . import oracle, resources
 
 FORMAT_VERSION: Final = 1
 """The format version this module reads and writes (spec/vectors.md#versioning)."""
@@ -48,9 +48,7 @@ RESUME_OP: Final = "resume"
 FUNCTION_OPS: Final = tuple(oracle.FUNCTION_OPS)
 """Step operations that need no monitor."""
 
-SCHEMA_PATH: Final = (
-    Path(__file__).resolve().parent.parent / "spec" / "schema" / "vectors.schema.json"
-)
+SCHEMA_NAME: Final = "vectors.schema.json"
 MANIFEST_NAME: Final = "manifest.json"
 
 
@@ -210,14 +208,33 @@ class VectorFile:
 
 
 @functools.cache
-def load_schema() -> dict[str, Any]:
-    """spec/schema/vectors.schema.json, parsed."""
-    schema: dict[str, Any] = json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
-    return schema
+def _schema_bytes() -> bytes:
+    return (resources.schema_dir() / SCHEMA_NAME).read_bytes()
 
 
 @functools.cache
-def _validator(definition: str | None) -> jsonschema.Draft202012Validator:
+def load_schema() -> dict[str, Any]:
+    """spec/schema/vectors.schema.json, parsed."""
+    schema: dict[str, Any] = json.loads(_schema_bytes())
+    return schema
+
+
+def feature_vocabulary() -> frozenset[str]:
+    """The feature names a vector may need (spec/features.md): those the vector schema
+    lists and those the reference implements."""
+    features = load_schema()["$defs"]["vector"]["properties"]["features"]["items"]["enum"]
+    return frozenset(features) | frozenset(wire.FEATURES)
+
+
+def schema_sha256() -> str:
+    """The sha256 of the schema text: a file valid once stays valid for the same schema."""
+    return hashlib.sha256(_schema_bytes()).hexdigest()
+
+
+@functools.cache
+def _validator(definition: str | None) -> Any:
+    import jsonschema  # imported on first use: a run that validates nothing skips its cost
+
     schema = load_schema()
     if definition is not None:
         schema = {
@@ -246,6 +263,11 @@ def _read_json(path: Path) -> Any:
         raw = path.read_bytes()
     except OSError as error:
         raise VectorFormatError(path, "$", f"cannot read: {error.strerror or error}") from error
+    return parse_json_bytes(path, raw)
+
+
+def parse_json_bytes(path: Path, raw: bytes) -> Any:
+    """Decode a vector file's or manifest's bytes (UTF-8 JSON, no duplicate member names)."""
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as error:
@@ -299,7 +321,12 @@ def load_vector_file(path: Path | str) -> VectorFile:
 def load_manifest(root: Path | str = "vectors") -> dict[str, Any]:
     """``<root>/manifest.json``, schema-checked."""
     path = Path(root) / MANIFEST_NAME
-    data = _read_json(path)
+    return load_manifest_data(path, None)
+
+
+def load_manifest_data(path: Path, raw: bytes | None) -> dict[str, Any]:
+    """A manifest's bytes (read from ``path`` when None), parsed and schema-checked."""
+    data = _read_json(path) if raw is None else parse_json_bytes(path, raw)
     _schema_check(path, data, "manifest")
     manifest: dict[str, Any] = data
     return manifest

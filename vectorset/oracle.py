@@ -189,9 +189,7 @@ def _ladder(request: Mapping[str, object]) -> Ladder:
 
 
 def _resolve_ladder_action(request: Mapping[str, object]) -> object:
-    allow_escalate = (
-        _typed(request, "allowEscalate", bool) if "allowEscalate" in request else True
-    )
+    allow_escalate = _typed(request, "allowEscalate", bool) if "allowEscalate" in request else True
     return resolve_ladder_action(
         _ladder(request),
         _number(request, "streak"),

@@ -1,0 +1,167 @@
+"""The kit as a port author uses it: a wheel installed into a fresh virtual environment.
+
+The wheel is built from this checkout, installed (with the pinned versions of
+constraints.txt) into a new virtual environment in a temporary folder outside
+the checkout, and run from there: ``--version``, a conformance run against
+the in-tree Go harness (the installed Python reference harness when the Go
+harness is not built), and the errors for a vector root that is not a set.
+The sdist is checked to carry the same data.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tarfile
+import tempfile
+import venv
+import zipfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+GO_HARNESS = REPO / "ports" / "go" / "bin" / "doomloop-harness"
+DATA = ("vectors/manifest.json", "vectors/curated/facts.json", "spec/schema/vectors.schema.json")
+
+
+@pytest.fixture(scope="module")
+def outside() -> Iterator[Path]:
+    with tempfile.TemporaryDirectory(prefix="doomloop-installed-") as folder:
+        path = Path(folder).resolve()
+        assert REPO not in path.parents
+        yield path
+
+
+@pytest.fixture(scope="module")
+def wheel(outside: Path) -> Path:
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "-w", str(outside), "."],
+        cwd=REPO,
+        check=True,
+    )
+    (built,) = outside.glob("doomloop_kit-*.whl")
+    return built
+
+
+@pytest.fixture(scope="module")
+def installed(outside: Path, wheel: Path) -> Path:
+    """The bin folder of a fresh virtual environment holding only the wheel and its deps."""
+    environment = outside / "venv"
+    venv.create(environment, with_pip=True)
+    subprocess.run(
+        [
+            str(environment / "bin" / "python"),
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--disable-pip-version-check",
+            "-c",
+            str(REPO / "constraints.txt"),
+            str(wheel),
+        ],
+        cwd=outside,
+        env=_clean_env(outside),
+        check=True,
+    )
+    return environment / "bin"
+
+
+def _clean_env(outside: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
+    env["DOOMLOOP_KIT_CACHE"] = str(outside / "cache")
+    return env
+
+
+def _kit(bin_dir: Path, outside: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [str(bin_dir / "doomloop-kit"), *args],
+        cwd=outside,
+        env=_clean_env(outside),
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+
+
+def test_the_wheel_ships_the_vectors_and_schemas(wheel: Path) -> None:
+    with zipfile.ZipFile(wheel) as archive:
+        names = set(archive.namelist())
+    for path in DATA:
+        assert f"doomloop_kit/{path}" in names, path
+    manifest_files = [n for n in names if n.startswith("doomloop_kit/vectors/")]
+    assert len(manifest_files) > 20
+
+
+def test_the_sdist_ships_the_vectors_and_schemas(outside: Path) -> None:
+    target = outside / "sdist"
+    target.mkdir()
+    subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            f"from setuptools import build_meta; build_meta.build_sdist({str(target)!r})",
+        ],
+        cwd=REPO,
+        check=True,
+        capture_output=True,
+    )
+    (sdist,) = target.glob("doomloop*kit-*.tar.gz")
+    with tarfile.open(sdist) as archive:
+        names = {name.split("/", 1)[1] for name in archive.getnames() if "/" in name}
+    for path in (*DATA, "constraints.txt"):
+        assert path in names, path
+
+
+def test_version_names_kit_spec_and_vector_set(installed: Path, outside: Path) -> None:
+    done = _kit(installed, outside, "--version")
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0].startswith("doomloop-kit ")
+    assert lines[1].startswith("specification ")
+    assert "vector set: format 1" in lines[3] and "manifest sha256 " in lines[3]
+
+
+def test_conformance_runs_from_the_installed_wheel(installed: Path, outside: Path) -> None:
+    port = (
+        str(GO_HARNESS)
+        if GO_HARNESS.is_file()
+        else f"{installed / 'python'} -m doomloop_kit.conformance.harnesses.python_reference"
+    )
+    done = _kit(
+        installed,
+        outside,
+        "conformance",
+        "run",
+        "--progress",
+        "lines",
+        "--port",
+        port,
+        "--report-json",
+        "report.jsonl",
+    )
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    last = done.stdout.rstrip().splitlines()[-1]
+    assert last.endswith(" passed, 0 failed, 0 skipped") and not last.startswith("0 ")
+    header = (outside / "report.jsonl").read_text(encoding="utf-8").splitlines()[0]
+    assert "site-packages/doomloop_kit/vectors/manifest.json" in header
+
+
+def test_bad_vector_roots_name_what_was_found_and_what_is_supported(
+    installed: Path, outside: Path
+) -> None:
+    empty = outside / "not-a-set"
+    empty.mkdir(exist_ok=True)
+    done = _kit(installed, outside, "conformance", "run", "--port", "true", "--vectors", str(empty))
+    assert done.returncode == 2
+    assert "has no manifest.json" in done.stdout and "format 1" in done.stdout
+    newer = outside / "newer"
+    newer.mkdir(exist_ok=True)
+    (newer / "manifest.json").write_text('{"format": 2, "files": [], "vectors": 0}')
+    done = _kit(installed, outside, "conformance", "run", "--port", "true", "--vectors", str(newer))
+    assert done.returncode == 2
+    assert "format 2; this runner reads format 1 only" in done.stdout
+    assert "newer than the runner" in done.stdout

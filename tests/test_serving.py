@@ -1,0 +1,72 @@
+"""The harness library for Python ports: ``doomloop_kit.conformance.serve(port)``."""
+
+from __future__ import annotations
+
+import io
+import json
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from doomloop_kit.conformance import PortError, serve
+from harnesses import support
+
+SERVED = f"{support.PYTHON} -m doomloop_kit.conformance.harnesses.reference_port"
+
+
+class Toy:
+    """A port that knows one function and keeps a counter per monitor."""
+
+    name, language, version, features = "toy", "python", "1", ("bigint",)
+
+    def create(self, request: Mapping[str, Any]) -> object:
+        return {"calls": 0}
+
+    def call(self, monitor: object | None, request: Mapping[str, Any]) -> object:
+        if request["op"] == "boom":
+            raise RuntimeError("the port broke")
+        if monitor is None:
+            raise PortError("unknown-op", f"unknown op {request['op']!r}")
+        assert isinstance(monitor, dict)
+        monitor["calls"] += 1
+        return monitor["calls"]
+
+
+def _exchange(*lines: str) -> list[dict[str, Any]]:
+    out = io.StringIO()
+    assert serve(Toy(), io.BytesIO("".join(f"{line}\n" for line in lines).encode()), out) == 0
+    return [json.loads(line) for line in out.getvalue().splitlines()]
+
+
+def test_serve_speaks_the_protocol_for_a_port() -> None:
+    answers = _exchange(
+        '{"id":0,"op":"hello","protocol":1}',
+        '{"id":1,"op":"create","option":true}',
+        '{"id":2,"op":"getState","session":"s1"}',
+        '{"id":3,"op":"getState","session":"s1"}',
+        '{"id":4,"op":"getState","session":"s9"}',
+        '{"id":5,"op":"close","session":"s1"}',
+        '{"id":6,"op":"canonicalize","value":1}',
+        '{"id":7,"op":"boom"}',
+        "not json",
+        '{"id":8,"op":"hello","protocol":2}',
+    )
+    assert answers[0]["result"] == {
+        "protocol": 1,
+        "implementation": {"name": "toy", "language": "python", "version": "1"},
+        "features": ["bigint"],
+    }
+    assert [a.get("result") for a in answers[1:4]] == [{"session": "s1"}, 1, 2]
+    assert answers[4]["error"]["code"] == "unknown-session"
+    assert answers[5] == {"id": 5, "result": None}
+    assert answers[6]["error"]["code"] == "unknown-op"
+    assert answers[7]["error"] == {"code": "internal", "message": "RuntimeError: the port broke"}
+    assert answers[8]["id"] is None and answers[8]["error"]["code"] == "bad-request"
+    assert answers[9]["error"]["code"] == "unsupported-protocol"
+
+
+def test_the_reference_served_through_serve_passes_the_fixtures(tmp_path: Path) -> None:
+    root = support.fixture_root(tmp_path / "vectors")
+    status, lines = support.run(["--vectors", str(root), "--port", SERVED], tmp_path / "r.jsonl")
+    assert status == 0
+    assert lines[-1]["totals"]["passed"] == lines[0]["selection"]["vectors"] > 0

@@ -1,0 +1,283 @@
+"""Opening a vector set: integrity first, then only the files a selection needs.
+
+:func:`open_vector_set` reads a vector root (its ``manifest.json`` and every
+file the manifest lists) or an explicit list of vector files, and checks:
+
+* the manifest's format version is the one this code reads (always fatal);
+* each file is valid against the schema -- once per content hash
+  (:mod:`.cache`) -- and follows the rules a schema cannot say;
+* integrity (spec/vectors.md#manifest): each file's sha256, kind, family and
+  vector count are the manifest's, the total is the sum, no file is empty
+  and no id appears twice across files.
+
+An integrity problem raises :class:`IntegrityError` unless ``verify`` is
+False; then the problems are kept in :attr:`VectorSet.problems` (and the
+runner records them in its report header). :meth:`VectorSet.select` parses
+only the files that can hold a selected vector.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import hashlib
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Final
+
+from . import cache, files
+from .files import (
+    FORMAT_VERSION,
+    MANIFEST_NAME,
+    Vector,
+    VectorFile,
+    VectorFormatError,
+    load_manifest_data,
+    parse_json_bytes,
+    schema_sha256,
+)
+
+_GLOB_CHARS: Final = frozenset("*?[")
+
+
+class VectorSetError(Exception):
+    """A vector set that cannot be used: unreadable, malformed, another format."""
+
+
+class IntegrityError(VectorSetError):
+    """The files are not the ones the manifest describes (``--no-verify`` tolerates it)."""
+
+    def __init__(self, problems: Sequence[str]) -> None:
+        super().__init__(
+            "the vector set fails its integrity check:\n  "
+            + "\n  ".join(problems)
+            + "\n(regenerate it, or pass --no-verify to run it anyway)"
+        )
+        self.problems = tuple(problems)
+
+
+@dataclass(frozen=True)
+class Selection:
+    """Which vectors to run: every criterion given must hold (each is an any-of list)."""
+
+    families: tuple[str, ...] = ()
+    tags: tuple[str, ...] = ()
+    patterns: tuple[str, ...] = ()
+    """Globs (``fnmatch``, case-sensitive) over vector ids."""
+
+    def wants(self, vector: Vector) -> bool:
+        if self.families and vector.family not in self.families:
+            return False
+        if self.tags and not any(tag in vector.tags for tag in self.tags):
+            return False
+        return not self.patterns or any(fnmatch.fnmatchcase(vector.id, p) for p in self.patterns)
+
+    def may_hold(self, index: cache.FileIndex) -> bool:
+        """False when no vector of a file with this index can be selected."""
+        if self.families and index.family not in self.families:
+            return False
+        if self.tags and not index.tags.intersection(self.tags):
+            return False
+        return not self.patterns or any(
+            _pattern_family(p) in (None, index.family) for p in self.patterns
+        )
+
+    def to_json(self) -> dict[str, list[str]]:
+        return {
+            "families": list(self.families),
+            "tags": list(self.tags),
+            "patterns": list(self.patterns),
+        }
+
+
+def _pattern_family(pattern: str) -> str | None:
+    """The family every id matching ``pattern`` is in, when the glob fixes it."""
+    family, slash, _ = pattern.partition("/")
+    if not slash or _GLOB_CHARS.intersection(family):
+        return None
+    return family
+
+
+@dataclass(frozen=True)
+class SourceFile:
+    """One vector file of the set: its label (manifest path), bytes and index."""
+
+    label: str
+    path: Path
+    raw: bytes
+    sha256: str
+    index: cache.FileIndex
+
+    def load(self) -> VectorFile:
+        # valid (checked now or cached), so the plain decoder is enough: no duplicate members
+        return VectorFile.from_json(json.loads(self.raw), self.path)
+
+
+@dataclass(frozen=True)
+class VectorSet:
+    files: tuple[SourceFile, ...]
+    description: dict[str, Any]
+    """Where the vectors came from, for the report header."""
+    problems: tuple[str, ...] = ()
+    """Integrity problems tolerated because verification was turned off."""
+
+    @property
+    def ids(self) -> list[str]:
+        return [vector_id for source in self.files for vector_id in source.index.ids]
+
+    def select(self, selection: Selection) -> list[tuple[str, Vector]]:
+        """(file label, vector) of every selected vector, in file then vector order."""
+        chosen: list[tuple[str, Vector]] = []
+        for source in self.files:
+            if selection.may_hold(source.index):
+                chosen.extend(
+                    (source.label, vector)
+                    for vector in source.load().vectors
+                    if selection.wants(vector)
+                )
+        return chosen
+
+
+def _read(path: Path) -> bytes:
+    try:
+        return path.read_bytes()
+    except OSError as error:
+        raise VectorSetError(f"{path}: cannot read: {error.strerror or error}") from error
+
+
+def _source(label: str, path: Path, vouched: str | None = None) -> SourceFile:
+    """Read one file and make sure it is valid (from the cache when it was seen before).
+
+    ``vouched`` is the sha256 under which the kit ships this file: the shipped set
+    was schema-checked before its release (its test suite validates every file),
+    so bytes with that digest need only be parsed.
+    """
+    raw = _read(path)
+    digest = hashlib.sha256(raw).hexdigest()
+    schema = schema_sha256()
+    index = cache.lookup(digest, schema)
+    if index is None:
+        try:
+            data = parse_json_bytes(path, raw)
+            if digest != vouched:
+                files.validate_vector_file_data(data, path)
+        except VectorFormatError as error:
+            raise VectorSetError(str(error)) from error
+        index = cache.FileIndex(
+            data["kind"],
+            data["family"],
+            tuple(vector["id"] for vector in data["vectors"]),
+            frozenset(tag for vector in data["vectors"] for tag in vector["tags"]),
+        )
+        cache.remember(digest, schema, index)
+    return SourceFile(label, path, raw, digest, index)
+
+
+def _duplicates(files: Sequence[SourceFile]) -> list[str]:
+    owners: dict[str, str] = {}
+    problems = []
+    for source in files:
+        for vector_id in source.index.ids:
+            if vector_id in owners:
+                problems.append(
+                    f"vector id {vector_id!r} is in {owners[vector_id]} and {source.label}"
+                )
+            else:
+                owners[vector_id] = source.label
+    return problems
+
+
+def _read_manifest(root: Path) -> tuple[dict[str, Any], bytes]:
+    path = root / MANIFEST_NAME
+    if not path.is_file():
+        raise VectorSetError(
+            f"{root} is not a vector set: it has no {MANIFEST_NAME} "
+            f"(this runner reads vector sets of format {FORMAT_VERSION})"
+        )
+    raw = _read(path)
+    try:
+        data = json.loads(raw)
+    except ValueError as error:
+        raise VectorSetError(f"{path}: not JSON: {error}") from error
+    found = data.get("format") if isinstance(data, dict) else None
+    if found != FORMAT_VERSION:
+        newer = isinstance(found, int) and not isinstance(found, bool) and found > FORMAT_VERSION
+        raise VectorSetError(
+            f"{path}: the vector set is format {json.dumps(found)}; this runner reads format "
+            f"{FORMAT_VERSION} only"
+            + (" (the set is newer than the runner: upgrade doomloop-kit)" if newer else "")
+        )
+    digest, schema = hashlib.sha256(raw).hexdigest(), schema_sha256()
+    if cache.lookup(digest, schema) is not None:
+        return data, raw
+    try:
+        manifest = load_manifest_data(path, raw)
+    except VectorFormatError as error:
+        raise VectorSetError(str(error)) from error
+    cache.remember(digest, schema, cache.FileIndex("manifest", "", (), frozenset()))
+    return manifest, raw
+
+
+def open_vector_set(root: Path, *, verify: bool = True, shipped: bool = False) -> VectorSet:
+    """The vector set under ``root`` (with its manifest), verified unless ``verify`` is False.
+
+    ``shipped``: ``root`` is the set the kit ships, whose files matching their
+    manifest digests were validated before release.
+    """
+    manifest, manifest_raw = _read_manifest(root)
+    files = tuple(
+        _source(entry["path"], root / entry["path"], entry["sha256"] if shipped else None)
+        for entry in manifest["files"]
+    )
+    problems: list[str] = []
+    for entry, source in zip(manifest["files"], files, strict=True):
+        label, index = source.label, source.index
+        if source.sha256 != entry["sha256"]:
+            problems.append(f"{label}: sha256 {source.sha256}, the manifest says {entry['sha256']}")
+        if (index.kind, index.family) != (entry["kind"], entry["family"]):
+            problems.append(
+                f"{label}: holds {index.kind} family {index.family!r}, the manifest says "
+                f"{entry['kind']} family {entry['family']!r}"
+            )
+        if len(index.ids) != entry["vectors"]:
+            problems.append(
+                f"{label}: {len(index.ids)} vectors, the manifest says {entry['vectors']}"
+            )
+        if not index.ids:
+            problems.append(f"{label}: holds no vector")
+    total = sum(len(source.index.ids) for source in files)
+    if total != manifest["vectors"]:
+        problems.append(
+            f"{MANIFEST_NAME}: {total} vectors in the files, it says {manifest['vectors']}"
+        )
+    problems.extend(_duplicates(files))
+    if problems and verify:
+        raise IntegrityError(problems)
+    description = {
+        "manifest": str(root / MANIFEST_NAME),
+        "format": manifest["format"],
+        "generatorVersion": manifest["generatorVersion"],
+        "vectors": manifest["vectors"],
+        "sha256": hashlib.sha256(manifest_raw).hexdigest(),
+        "verified": verify,
+    }
+    if problems:
+        description["integrityProblems"] = problems
+    return VectorSet(files, description, tuple(problems))
+
+
+def open_vector_files(paths: Sequence[Path], *, verify: bool = True) -> VectorSet:
+    """Loose vector files (no manifest): each valid, no id twice."""
+    files = tuple(_source(str(path), path) for path in paths)
+    problems = _duplicates(files)
+    if problems and verify:
+        raise IntegrityError(problems)
+    description: dict[str, Any] = {
+        "manifest": None,
+        "files": [{"path": source.label, "sha256": source.sha256} for source in files],
+        "verified": verify,
+    }
+    if problems:
+        description["integrityProblems"] = problems
+    return VectorSet(files, description, tuple(problems))
