@@ -15,12 +15,13 @@ import argparse
 import re
 from typing import Any, Final, TextIO
 
-from doomloop_kit.conformance.execute import PASSED, Outcome, run_vector
+from doomloop_kit.conformance.execute import run_vector
 from doomloop_kit.conformance.fuzz import write_vector
-from doomloop_kit.conformance.protocol import Harness, HarnessFault, ProtocolMismatch
+from doomloop_kit.conformance.outcomes import Outcome, Status
+from doomloop_kit.conformance.protocol import Connection, HarnessFault, ProtocolMismatch
 from doomloop_kit.generators import build
-from doomloop_kit.generators import format as vformat
 from doomloop_kit.reference import wire
+from doomloop_kit.vectorset import files as vformat
 
 from .options import ReplayOptions
 from .session import RecordingSession
@@ -51,10 +52,10 @@ def make_vector(
 
 def first_step(outcome: Outcome) -> int | None:
     """The step where the port's answer first differs (or the harness failed)."""
-    if outcome.failure is not None:
-        return int(outcome.failure["step"])
-    if outcome.error is not None and "step" in outcome.error:
-        return int(outcome.error["step"])
+    if outcome.wrong_answer is not None:
+        return outcome.wrong_answer.step
+    if outcome.error is not None:
+        return outcome.error.step
     return None
 
 
@@ -67,7 +68,7 @@ def compare_with_port(
         print("port: the log made no monitor operation; nothing to compare", file=out)
         return EXIT_OK
     vector = make_vector(args, options, steps, "its end")
-    harness = Harness(args.port, timeout=args.timeout)
+    harness = Connection(args.port, timeout=args.timeout)
     try:
         try:
             hello = harness.start()
@@ -84,7 +85,7 @@ def compare_with_port(
     finally:
         harness.close()
     name = hello["implementation"]["name"]
-    if outcome.status == PASSED:
+    if outcome.status == Status.PASSED:
         print(f"port: {name} agrees with the reference on all {len(steps)} operations", file=out)
         return EXIT_OK
     step = first_step(outcome)

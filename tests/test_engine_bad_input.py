@@ -121,7 +121,8 @@ def test_malformed_scenario_is_rejected_with_its_place(
 def test_transcripts_are_deterministic_plain_json() -> None:
     """ENG-17: the same scenario gives the same transcript, which JSON carries unchanged."""
     for entry in SCENARIOS[:10]:
-        scenario = entry["scenario"]  # type: ignore[index]
+        scenario = entry["scenario"]
+        assert isinstance(scenario, dict)
         first = json.dumps(run_scenario(scenario).to_json(), sort_keys=True)
         assert first == json.dumps(run_scenario(scenario).to_json(), sort_keys=True)
         assert json.loads(first) == json.loads(json.dumps(json.loads(first)))

@@ -17,12 +17,12 @@ from typing import Any
 
 import pytest
 from doomloop_kit.conformance.cli import build_parser, main
-from doomloop_kit.generators import format as vformat
 from doomloop_kit.reference import fingerprint_tool_call
 from doomloop_kit.replay import jsonstream
 from doomloop_kit.replay.cli import run_with
 from doomloop_kit.replay.examples import by_name
 from doomloop_kit.replay.sweep import parse_grid
+from doomloop_kit.vectorset import files as vformat
 
 ROOT = Path(__file__).resolve().parents[1]
 REFERENCE_HARNESS = f"{sys.executable} -m doomloop_kit.conformance.harnesses.python_reference"
@@ -60,8 +60,11 @@ def actions(objects: list[dict[str, Any]]) -> list[list[str]]:
 
 
 def response(calls: list[tuple[str, Any]], text: str = "") -> dict[str, Any]:
-    return {"kind": "response", "text": text,
-            "calls": [{"name": name, "arguments": args} for name, args in calls]}
+    return {
+        "kind": "response",
+        "text": text,
+        "calls": [{"name": name, "arguments": args} for name, args in calls],
+    }
 
 
 # -- reading the log ------------------------------------------------------------
@@ -98,7 +101,7 @@ def test_a_long_document_is_read_across_chunks(tmp_path: Path) -> None:
         ('{"role": "assistant"}\n{"type": "function_call", "name": "x"}\n', 2, "cannot mix"),
         ('{"role": "assistant", "tool_calls": [{"function": {}}]}\n', 1, "function.name"),
         ('{"kind": "response", "calls": [{"arguments": "{}"}]}\n', 1, "needs a string `name`"),
-        ('[1, 2]\n', 1, "not a chat message"),
+        ("[1, 2]\n", 1, "not a chat message"),
     ],
 )
 def test_bad_input_names_the_line_and_writes_nothing(
@@ -114,13 +117,20 @@ def test_bad_input_names_the_line_and_writes_nothing(
 
 
 def test_a_result_without_its_call_is_a_warning_naming_the_line(tmp_path: Path) -> None:
-    log = write_lines(tmp_path / "log.jsonl", [
-        {"role": "tool", "tool_call_id": "lost", "content": "x"},
-        {"role": "assistant", "tool_calls": [
-            {"id": "a", "type": "function", "function": {"name": "f", "arguments": "{}"}}]},
-        {"role": "tool", "tool_call_id": "a", "content": "ok"},
-        {"role": "tool", "tool_call_id": "a", "content": "again"},
-    ])
+    log = write_lines(
+        tmp_path / "log.jsonl",
+        [
+            {"role": "tool", "tool_call_id": "lost", "content": "x"},
+            {
+                "role": "assistant",
+                "tool_calls": [
+                    {"id": "a", "type": "function", "function": {"name": "f", "arguments": "{}"}}
+                ],
+            },
+            {"role": "tool", "tool_call_id": "a", "content": "ok"},
+            {"role": "tool", "tool_call_id": "a", "content": "again"},
+        ],
+    )
     status, stdout, _, objects = replay(tmp_path, log)
     assert status == 0
     notices = [o for o in objects if o["type"] == "notice"]
@@ -156,9 +166,14 @@ def test_empty_argument_text_reads_as_an_empty_object(tmp_path: Path) -> None:
 
 def test_in_round_duplicates_share_the_first_decision(tmp_path: Path) -> None:
     """R-02: noisy {} in rounds 1 and 2, three times in round 3: one block, three blocked."""
-    log = write_lines(tmp_path / "log.jsonl", [
-        response([("noisy", {})]), response([("noisy", {})]), response([("noisy", {})] * 3),
-    ])
+    log = write_lines(
+        tmp_path / "log.jsonl",
+        [
+            response([("noisy", {})]),
+            response([("noisy", {})]),
+            response([("noisy", {})] * 3),
+        ],
+    )
     _, stdout, _, objects = replay(tmp_path, log)
     assert actions(objects) == [["proceed"], ["observe"], ["block"] * 3]
     third = rounds_of(objects)[2]["calls"]
@@ -216,15 +231,27 @@ def test_text_is_checked_before_the_round_of_its_response(tmp_path: Path) -> Non
 
 def test_server_items_never_block(tmp_path: Path) -> None:
     """Engine brief 2.6.1 and R-17: server records use allowBlock false; stop still wins."""
-    item = {"type": "web_search_call", "id": "ws", "status": "completed",
-            "action": {"type": "search", "query": "same query"}}
+    item = {
+        "type": "web_search_call",
+        "id": "ws",
+        "status": "completed",
+        "action": {"type": "search", "query": "same query"},
+    }
     records: list[Any] = []
     for i in range(4):
-        records.append({"type": "message", "role": "user", "content": "go"} if i else
-                       {"role": "user", "content": "go"})
+        records.append(
+            {"type": "message", "role": "user", "content": "go"}
+            if i
+            else {"role": "user", "content": "go"}
+        )
         records.append({**item, "id": f"ws{i}"})
-        records.append({"type": "message", "role": "assistant",
-                        "content": [{"type": "output_text", "text": f"answer {i}"}]})
+        records.append(
+            {
+                "type": "message",
+                "role": "assistant",
+                "content": [{"type": "output_text", "text": f"answer {i}"}],
+            }
+        )
     log = write_lines(tmp_path / "log.jsonl", records)
     _, _, _, objects = replay(tmp_path, log, "--option", '{"ladder": {"block": 3, "stop": 4}}')
     servers = [o["calls"][0] for o in objects if o["type"] == "server"]
@@ -234,11 +261,17 @@ def test_server_items_never_block(tmp_path: Path) -> None:
 
 def test_a_resume_keeps_streaks_and_restarts_rounds(tmp_path: Path) -> None:
     """I-18: two identical calls, a fresh turn, one more: block at 3."""
-    log = write_lines(tmp_path / "log.jsonl", [
-        response([("web_search", {"q": "x"})]), response([("web_search", {"q": "x"})]),
-        {"kind": "resume"}, response([("web_search", {"q": "x"})]),
-        {"kind": "resume", "state": {"tools": {}}}, response([("web_search", {"q": "x"})]),
-    ])
+    log = write_lines(
+        tmp_path / "log.jsonl",
+        [
+            response([("web_search", {"q": "x"})]),
+            response([("web_search", {"q": "x"})]),
+            {"kind": "resume"},
+            response([("web_search", {"q": "x"})]),
+            {"kind": "resume", "state": {"tools": {}}},
+            response([("web_search", {"q": "x"})]),
+        ],
+    )
     _, _, _, objects = replay(tmp_path, log)
     assert actions(objects) == [["proceed"], ["observe"], ["block"], ["proceed"]]
     runs = [(r["run"], r["runRound"]) for r in rounds_of(objects)]
@@ -258,8 +291,7 @@ def test_options_that_cannot_be_used_are_clear_errors(tmp_path: Path) -> None:
 
 
 def test_grid_syntax() -> None:
-    assert parse_grid("observe=2..4,block=3|false") == {
-        "observe": [2, 3, 4], "block": [3, False]}
+    assert parse_grid("observe=2..4,block=3|false") == {"observe": [2, 3, 4], "block": [3, False]}
     for bad in ("observe=4..2", "nope=1", "block=x", "block=1,block=2"):
         with pytest.raises(ValueError):
             parse_grid(bad)
@@ -271,8 +303,17 @@ def test_sweep_of_the_repeated_fan_out(capsys: pytest.CaptureFixture[str]) -> No
     every call from round min(block, stop) on is not executed."""
     assert main(["replay", "example:repeated-fan-out", "--sweep", "observe=2..4,block=3..6"]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert lines[1].split() == ["observe", "block", "first", "observe", "first", "block",
-                                "first", "stop", "blocked"]
+    assert lines[1].split() == [
+        "observe",
+        "block",
+        "first",
+        "observe",
+        "first",
+        "block",
+        "first",
+        "stop",
+        "blocked",
+    ]
     rows = [line.split() for line in lines[2:]]
     assert len(rows) == 12
     for observe in (2, 3, 4):
@@ -290,8 +331,13 @@ def test_sweep_of_the_repeated_fan_out(capsys: pytest.CaptureFixture[str]) -> No
 def test_port_agreeing_with_the_reference(tmp_path: Path) -> None:
     for example in ("repeated-fan-out", "polling-loop", "resumed-run", "text-loop"):
         status, stdout, stderr, _ = replay(
-            tmp_path, by_name(example).path, *by_name(example).arguments,
-            "--port", REFERENCE_HARNESS, "--out", str(tmp_path / "found"),
+            tmp_path,
+            by_name(example).path,
+            *by_name(example).arguments,
+            "--port",
+            REFERENCE_HARNESS,
+            "--out",
+            str(tmp_path / "found"),
         )
         assert status == 0, stdout + stderr
         assert "agrees with the reference" in stdout
@@ -315,11 +361,12 @@ def test_port_difference_is_found_and_written_as_a_vector(tmp_path: Path) -> Non
     assert ops.count("declareRound") == 6 and ops[-1] == "recordToolCall"
     assert vector.steps[-1].expected_result["verdict"]["action"] == "stop"
 
-    from doomloop_kit.conformance.execute import FAILED, PASSED, run_vector
-    from doomloop_kit.conformance.protocol import Harness
+    from doomloop_kit.conformance.execute import run_vector
+    from doomloop_kit.conformance.outcomes import Status
+    from doomloop_kit.conformance.protocol import Connection
 
-    for command, expected in ((REFERENCE_HARNESS, PASSED), (MUTANT, FAILED)):
-        harness = Harness(command)
+    for command, expected in ((REFERENCE_HARNESS, Status.PASSED), (MUTANT, Status.FAILED)):
+        harness = Connection(command)
         try:
             harness.start()
             assert run_vector(harness, vector, str(path)).status == expected
@@ -334,14 +381,23 @@ def test_unusable_port(tmp_path: Path) -> None:
 
 def test_a_response_without_calls_ends_the_run(tmp_path: Path) -> None:
     """I-18 in chat form: the next user turn is a new run on the saved state."""
-    call = {"id": "c", "type": "function", "function": {"name": "web_search",
-                                                        "arguments": '{"q": "x"}'}}
+    call = {
+        "id": "c",
+        "type": "function",
+        "function": {"name": "web_search", "arguments": '{"q": "x"}'},
+    }
     turn = [{"role": "assistant", "tool_calls": [call]}, {"role": "tool", "tool_call_id": "c"}]
-    log = write_lines(tmp_path / "log.jsonl", [
-        {"role": "user", "content": "one"}, *turn, *turn,
-        {"role": "assistant", "content": "done"},
-        {"role": "user", "content": "two"}, *turn,
-    ])
+    log = write_lines(
+        tmp_path / "log.jsonl",
+        [
+            {"role": "user", "content": "one"},
+            *turn,
+            *turn,
+            {"role": "assistant", "content": "done"},
+            {"role": "user", "content": "two"},
+            *turn,
+        ],
+    )
     _, stdout, _, objects = replay(tmp_path, log)
     assert actions(objects) == [["proceed"], ["observe"], ["block"]]
     assert [(r["run"], r["runRound"]) for r in rounds_of(objects)] == [(1, 1), (1, 2), (2, 1)]
@@ -351,8 +407,9 @@ def test_a_response_without_calls_ends_the_run(tmp_path: Path) -> None:
 def test_arguments_too_deep_to_read_are_left_unchecked(tmp_path: Path) -> None:
     """JS would parse them and the canonical form would refuse them (depth > 64)."""
     deep = "[" * 5000 + "]" * 5000
-    log = write_lines(tmp_path / "log.jsonl", [{"kind": "response",
-                                                "calls": [{"name": "f", "arguments": deep}]}])
+    log = write_lines(
+        tmp_path / "log.jsonl", [{"kind": "response", "calls": [{"name": "f", "arguments": deep}]}]
+    )
     _, _, _, objects = replay(tmp_path, log)
     assert actions(objects) == [["skipped"]]
     log.write_text('{"kind": "user"}\n' + deep + "\n")
@@ -373,16 +430,18 @@ def test_non_function_tool_calls_are_left_out_with_a_warning(tmp_path: Path) -> 
 def test_the_reader_forgets_the_oldest_unanswered_calls(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    from doomloop_kit.replay import events as events_module
     from doomloop_kit.replay import readers
 
     monkeypatch.setattr(readers, "MAX_PENDING", 3)
-    records: list[Any] = [{"kind": "response", "calls": [{"name": "f", "id": f"c{i}"}]}
-                          for i in range(5)]
+    records: list[Any] = [
+        {"kind": "response", "calls": [{"name": "f", "id": f"c{i}"}]} for i in range(5)
+    ]
     records += [{"kind": "result", "id": "c4"}, {"kind": "result", "id": "c0"}]
     log = write_lines(tmp_path / "log.jsonl", records)
     reader = readers.LogReader(log)
     events = list(reader)
-    assert [e.line for e in events if isinstance(e, readers.Notice)] == [7]
+    assert [e.line for e in events if isinstance(e, events_module.Notice)] == [7]
 
 
 def test_sweep_takes_no_output_files(tmp_path: Path) -> None:
@@ -403,7 +462,17 @@ def test_an_output_file_that_cannot_be_written(tmp_path: Path) -> None:
     target = tmp_path / "missing" / "page.html"
     log = by_name("healthy-run").path
     done = subprocess.run(
-        [sys.executable, "-m", "doomloop_kit.conformance.cli", "replay", str(log),
-         "--html", str(target)], capture_output=True, text=True, timeout=120,
+        [
+            sys.executable,
+            "-m",
+            "doomloop_kit.conformance.cli",
+            "replay",
+            str(log),
+            "--html",
+            str(target),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert done.returncode == 2 and f"{target}: No such file or directory" in done.stderr

@@ -45,8 +45,11 @@ SCENARIOS: dict[str, list[Op]] = {
         ("text", "The dependency is missing from pyproject.toml; adding it."),
         ("round", [("edit_file", {"path": "pyproject.toml", "insert": "jcs==0.2.1"})]),
         ("round", [("run", {"command": "make test"})]),
-        ("text", "`make test` failed because `jcs` was not declared as a dependency. "
-                 "I added it to pyproject.toml and the suite now passes."),
+        (
+            "text",
+            "`make test` failed because `jcs` was not declared as a dependency. "
+            "I added it to pyproject.toml and the suite now passes.",
+        ),
     ],
     "repeated-fan-out": [
         *(("round", _docs(n)) for n in range(6)),
@@ -152,13 +155,23 @@ def test_brief_facts_on_the_examples() -> None:
     }
     # a rotated 3-call set repeats as one identity (monitor brief section 7); default ladder
     assert actions["repeated-fan-out"] == [
-        ["proceed"] * 3, ["observe"] * 3, ["block"] * 3, ["block"] * 3, ["block"] * 3,
-        ["stop"] * 3]
+        ["proceed"] * 3,
+        ["observe"] * 3,
+        ["block"] * 3,
+        ["block"] * 3,
+        ["block"] * 3,
+        ["stop"] * 3,
+    ]
     # nothing repeats in the healthy run
     assert {a for row in actions["healthy-run"] for a in row} == {"proceed"}
     # streaks survive a fresh turn (I-18); a state without the tool forgets it
     assert actions["resumed-run"] == [
-        ["proceed"], ["observe"], ["block"], ["block", "proceed"], ["proceed"]]
+        ["proceed"],
+        ["observe"],
+        ["block"],
+        ["block", "proceed"],
+        ["proceed"],
+    ]
     # identical filler text with varying calls climbs the text streak (I-11); the last
     # response repeats one 3-token block 12 times: the within-response detector
     texts = [v for kind, v in replayed("text-loop")[0] if kind == "text"]
