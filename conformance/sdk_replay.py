@@ -15,7 +15,8 @@ How an answer is compared (spec/protocol.md PROT-19, PROT-20, PROT-26):
   code ``type-error`` (the recording harness predates it, PROT-25);
 * an error is compared by code; a ``canonicalization`` error also by message;
 * a result by the vector comparison rule (spec/vectors.md#comparison), with
-  ``warnings[].code`` ignored (the SDK has messages only, CFG-34).
+  each SDK warning's ``code`` (always ``"unclassified"``: the SDK has messages
+  only) replaced by the one the kit derives from the message (CFG-34).
 
 Sessions: a monitor request names ``"@N"`` (the session the ``create`` with id
 N made) or, in the observations file, the recording harness's own id; both are
@@ -38,6 +39,8 @@ from pathlib import Path
 from typing import Any, Final
 
 from doomloop_kit.generators.format import compare
+from doomloop_kit.reference import messages, wire
+from doomloop_kit.reference.loop_keys import names_inherited_member
 from doomloop_kit.reference.jsvalues import is_number
 
 MONITOR_OPS: Final = frozenset(
@@ -75,8 +78,8 @@ class Rule:
     name: str
     statement: str
     reason: str
-    matches: Callable[[Line, frozenset[str]], bool]
-    """(line, the harness's declared features) -> excluded?"""
+    matches: Callable[[Line, frozenset[str], frozenset[str]], bool]
+    """(line, the features the line needs, the features the harness declares) -> excluded?"""
 
 
 @dataclass
@@ -165,14 +168,16 @@ def sdk_expectation(answer: Mapping[str, Any]) -> Mapping[str, Any]:
     return answer
 
 
-def _without_warning_codes(op: str, result: Any) -> Any:
+def _derived_codes(op: str, result: Any) -> Any:
+    """The SDK's warnings with the kit's ``code``/``rung``/``shadowedBy`` derived
+    from each message (CFG-34) in place of the recording's ``"unclassified"``."""
     if op == "resolveOption" and isinstance(result, Mapping):
         warnings = result.get("warnings")
         if isinstance(warnings, list):
             return {
                 **result,
                 "warnings": [
-                    {k: v for k, v in w.items() if k != "code"} if isinstance(w, Mapping) else w
+                    messages.warning_data(w["message"]) if isinstance(w, Mapping) else w
                     for w in warnings
                 ],
             }
@@ -198,8 +203,88 @@ def differences(line: Line, actual: Mapping[str, Any]) -> list[str]:
         return [*found, f"expected result {expected['result']!r}, got {actual}"]
     if op == "create":
         return found  # the session id is the harness's own
-    want, got = (_without_warning_codes(str(op), r) for r in (expected["result"], actual["result"]))
-    return found + [str(d) for d in compare(want, got, "$.result")]
+    want = _derived_codes(str(op), expected["result"])
+    return found + [str(d) for d in compare(want, actual["result"], "$.result")]
+
+
+# -- what a line needs, and the exclusion rules ---------------------------------------
+
+_INPUTS_IGNORED: Final = ("id", "op", "session")
+
+
+def needs(line: Line) -> frozenset[str]:
+    """The features a line's own request needs (spec/features.md): those its
+    tagged inputs reveal, ``js-coercion`` (CFG-45), and ``js-inherited-members``
+    when a field list names an inherited member absent from ``args`` (KEY-23)."""
+    request = line.request if isinstance(line.request, Mapping) else {}
+    found: set[str] = set()
+    for name, value in request.items():
+        if name not in _INPUTS_IGNORED:
+            found |= wire.features_of(value)
+    if wire.uses_js_coercion(request):
+        found.add("js-coercion")
+    if request.get("op") == "resolveLoopKey" and names_inherited_member(
+        request.get("loopKey"), request.get("args")
+    ):
+        found.add("js-inherited-members")
+    return frozenset(found)
+
+
+_NEGATIVE_ZERO: Final = {"$js": "number", "value": "-0"}
+_JSON_STRING: Final = re.compile(r'"(?:[^"\\]|\\.)*"')
+_ID_MEMBER: Final = re.compile(r'^\{"":\s*-?[0-9.eE+]+\s*,')
+_BARE_NEGATIVE_ZERO: Final = re.compile(r"[:\[,]\s*-0\s*[,\]}]")
+
+
+def _holds(value: Any, wanted: Any) -> bool:
+    if value == wanted and type(value) is type(wanted):
+        return True
+    if isinstance(value, float) and value == 0 and math.copysign(1.0, value) < 0:
+        return wanted == _NEGATIVE_ZERO
+    if isinstance(value, Mapping):
+        return any(_holds(member, wanted) for member in value.values())
+    if isinstance(value, list):
+        return any(_holds(item, wanted) for item in value)
+    return False
+
+
+def raw_negative_zero(line: Line) -> bool:
+    """The request carried a bare ``-0`` token in an input (PROT-29, DIV-12).
+
+    Seen either in the raw request text, or -- where the recording wrote the
+    request after a JSON reader had already turned that token into ``0`` -- in
+    an SDK answer holding a negative zero that no input of the request holds.
+    """
+    values = _JSON_STRING.sub('""', line.raw)
+    values = _ID_MEMBER.sub("", values, count=1)  # an id of -0 is the id 0 (PROT-24)
+    if _BARE_NEGATIVE_ZERO.search(values):
+        return True
+    return _holds(line.sdk, _NEGATIVE_ZERO) and not _holds(line.request, _NEGATIVE_ZERO)
+
+
+_FEATURE_STATEMENTS: Final = {"js-coercion": "CFG-45", "js-inherited-members": "KEY-23"}
+"""The statement that puts a feature's inputs outside the core domain; CONF-05 otherwise."""
+
+
+def _undeclared(feature: str) -> Rule:
+    return Rule(
+        f"needs {feature}",
+        _FEATURE_STATEMENTS.get(feature, "CONF-05"),
+        f"the request needs feature {feature}, which the harness does not declare",
+        lambda line, needed, declared: feature in needed and feature not in declared,
+    )
+
+
+SDK_0_9_0_RULES: Final = (
+    Rule(
+        "raw -0 token",
+        "PROT-29",
+        "a bare -0 number token is outside the protocol's input domain (DIV-12)",
+        lambda line, needed, declared: raw_negative_zero(line),
+    ),
+    *(_undeclared(feature) for feature in wire.FEATURES),
+)
+"""Every exclusion the replay of the SDK 0.9.0 recordings applies."""
 
 
 # -- talking to a harness -----------------------------------------------------------
@@ -241,7 +326,7 @@ def _with_session(line: Line, sessions: Mapping[str, str]) -> str:
     named = request.get("session")
     if not isinstance(named, str) or named not in sessions:
         return line.raw
-    return json.dumps({**request, "session": sessions[named]})
+    return json.dumps(_tag_non_finite({**request, "session": sessions[named]}), allow_nan=False)
 
 
 def _ids(lines: Iterable[Line]) -> Iterator[tuple[Line, bool]]:
@@ -259,6 +344,7 @@ def replay(command: str, lines: Sequence[Line], rules: Sequence[Rule]) -> Report
     report = Report()
     harness: Harness | None = None
     sessions: dict[str, str] = {}
+    session_needs: dict[str, frozenset[str]] = {}  # a session's lines need what its create needed
     try:
         for line, fresh in _ids(lines):
             if fresh:
@@ -274,7 +360,10 @@ def replay(command: str, lines: Sequence[Line], rules: Sequence[Rule]) -> Report
                 recorded = line.sdk.get("result")
                 if isinstance(recorded, Mapping):
                     sessions[str(recorded.get("session"))] = ours
-            rule = next((r for r in rules if r.matches(line, harness.features)), None)
+            needed = needs(line) | session_needs.get(str(request.get("session")), frozenset())
+            if request.get("op") == "create":
+                session_needs[f"@{request.get('id')}"] = needed
+            rule = next((r for r in rules if r.matches(line, needed, harness.features)), None)
             if rule is not None:
                 report.excluded[f"{rule.name} ({rule.statement})"] += 1
                 continue

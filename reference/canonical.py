@@ -21,7 +21,7 @@ from typing import Final
 
 import jcs  # type: ignore[import-untyped]
 
-from . import utf16
+from . import messages, utf16
 from .jsvalues import UNDEFINED, JsBigInt, JsFunction, is_number, number_to_string, to_double
 
 MAX_CANONICALIZE_DEPTH: Final = 64
@@ -29,7 +29,7 @@ MAX_CANONICALIZE_DEPTH: Final = 64
 
 
 class CanonicalizationErrorKind(Enum):
-    """Why key material has no canonical form. The kind is informative (CAN-*)."""
+    """Why key material has no canonical form; each kind has its exact message (CAN-35)."""
 
     DEPTH = "depth"
     CIRCULAR = "circular"
@@ -38,12 +38,22 @@ class CanonicalizationErrorKind(Enum):
     UNSUPPORTED = "unsupported"
 
 
+_MESSAGES: Final = {
+    CanonicalizationErrorKind.DEPTH: messages.CANONICAL_DEPTH,
+    CanonicalizationErrorKind.CIRCULAR: messages.CANONICAL_CIRCULAR,
+    CanonicalizationErrorKind.NON_FINITE: messages.CANONICAL_NON_FINITE,
+    CanonicalizationErrorKind.BIGINT: messages.CANONICAL_BIGINT,
+}
+
+
 class CanonicalizationError(ValueError):
-    """Key material that RFC 8785 cannot represent (CAN-*)."""
+    """Key material that RFC 8785 cannot represent; ``str()`` is the SDK's message
+    (CAN-31..CAN-34). ``detail`` is for humans only."""
 
     def __init__(self, kind: CanonicalizationErrorKind, detail: str) -> None:
-        super().__init__(f"cannot canonicalize key material ({kind.value}): {detail}")
+        super().__init__(_MESSAGES.get(kind, f"Cannot canonicalize {detail}"))
         self.kind = kind
+        self.detail = detail
 
 
 _SURROGATE_SPLIT: Final = re.compile("([\ud800-\udfff])")

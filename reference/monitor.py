@@ -15,7 +15,7 @@ from . import messages
 from .canonical import CanonicalizationError
 from .config import ResolvedConfig, TextOptions
 from .fingerprint import fingerprint_key_material, fingerprint_tool_call
-from .jsvalues import UNDEFINED, to_double
+from .jsvalues import UNDEFINED, increment, to_double, truthy
 from .ladder import ACTION_STRENGTH, resolve_ladder_action
 from .state import MonitorState, TextStreak, ToolEntry, parse_state, serialize_state
 from .text import detect_text_repetition, normalize_text
@@ -60,7 +60,7 @@ class DoomLoopMonitor:
         self.config = config
         self._tools: dict[str, ToolEntry] = {}
         self._text: TextStreak | None = None
-        self._escalations_used = 0
+        self._escalations_used: int | float = 0
         self._declared: DeclaredRound | None = None
         if initial_state is not UNDEFINED:
             self.restore(initial_state)
@@ -128,18 +128,18 @@ class DoomLoopMonitor:
             prior_calls = prev.call_streaks if prev is not None else {}
             prior_match, seen, call_streaks = None, set(), {}
 
-        def score(candidate: tuple[str, ...]) -> int:
-            """prior streak + 1 when this round's set equals the prior round's (MON-*)."""
+        def score(candidate: tuple[str, ...]) -> int | float:
+            """prior streak + 1 (a double, MON-58) when this round's set equals the prior round's."""
             nonlocal prior_match
             if prior_set is None:
                 return 1
             if len(candidate) == 1:  # cheap; no need to cache
-                return prior_streak + 1 if prior_set == candidate else 1
+                return increment(prior_streak) if prior_set == candidate else 1
             if prior_match is None or prior_match[0] is not candidate:
                 prior_match = (candidate, prior_set == candidate)
-            return prior_streak + 1 if prior_match[1] else 1
+            return increment(prior_streak) if prior_match[1] else 1
 
-        call_streak = prior_calls.get(fingerprint, 0) + 1
+        call_streak = increment(prior_calls.get(fingerprint, 0))
         call_set = declared if member and declared is not None else (fingerprint,)
         round_streak = score(call_set)
         round_set = declared if declared is not None else (fingerprint,)
@@ -180,7 +180,7 @@ class DoomLoopMonitor:
     def record_assistant_text(self, text: str) -> Verdict | None:
         """Record one step's assistant text; return the stronger text verdict (MON-*)."""
         options = self.config.text
-        if not options.enabled:
+        if not truthy(options.enabled):  # JS truthiness (MON-59)
             return None
         normalized = normalize_text(text)
         if not normalized:
@@ -205,7 +205,7 @@ class DoomLoopMonitor:
         fingerprint = fingerprint_key_material(normalized)
         previous = self._text
         same = previous is not None and previous.fingerprint == fingerprint
-        streak = previous.streak + 1 if same and previous is not None else 1
+        streak = increment(previous.streak) if same and previous is not None else 1
         self._text = TextStreak(fingerprint, streak)
         across: Verdict | None = None
         action = resolve_ladder_action(
@@ -234,8 +234,8 @@ class DoomLoopMonitor:
         return escalation is not None and self._escalations_used < escalation.max_escalations
 
     def consume_escalation(self) -> None:
-        """Spend one escalation, unconditionally (MON-*)."""
-        self._escalations_used += 1
+        """Spend one escalation, unconditionally, counting in doubles (MON-54, MON-58)."""
+        self._escalations_used = increment(self._escalations_used)
 
     # -- persistence -------------------------------------------------------
 

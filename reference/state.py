@@ -24,18 +24,18 @@ class ToolEntry:
     """One tool's evidence (MON-*, STATE-*)."""
 
     fingerprint: str
-    streak: int
+    streak: int | float
     round_set: tuple[str, ...]
     """The last round's fingerprint set, sorted; a restored set may repeat members."""
-    call_streaks: dict[str, int]
+    call_streaks: dict[str, int | float]
     """fingerprint -> consecutive rounds that exact call was issued in."""
 
     # Run-local: never persisted, absent after a restore.
     round: float | None = None
     seen: set[str] = field(default_factory=set)
     prior_set: tuple[str, ...] | None = None
-    prior_streak: int = 0
-    prior_calls: dict[str, int] = field(default_factory=dict)
+    prior_streak: int | float = 0
+    prior_calls: dict[str, int | float] = field(default_factory=dict)
     prior_match: tuple[tuple[str, ...], bool] | None = None
     """Cache of ``prior_set == s`` for the one large set ``s`` of this round."""
 
@@ -73,11 +73,11 @@ class MonitorState:
 
     tools: dict[str, ToolEntry] = field(default_factory=dict)
     text: TextStreak | None = None
-    escalations_used: int = 0
+    escalations_used: int | float = 0
 
 
 def serialize_state(
-    tools: Mapping[str, ToolEntry], text: TextStreak | None, escalations_used: int
+    tools: Mapping[str, ToolEntry], text: TextStreak | None, escalations_used: int | float
 ) -> dict[str, object]:
     """A fresh plain-JSON blob; nothing run-local is written (STATE-*)."""
     blob: dict[str, object] = {"tools": {name: entry.to_json() for name, entry in tools.items()}}

@@ -18,6 +18,7 @@ from typing import Any, BinaryIO, TextIO
 
 from doomloop_kit.generators import oracle
 from doomloop_kit.reference import DoomLoopMonitor, wire
+from doomloop_kit.reference.jsvalues import MAX_SAFE_INTEGER, is_number
 
 PROTOCOL = 1
 
@@ -99,10 +100,10 @@ def _parse(line: bytes) -> tuple[object, Mapping[str, Any] | None, dict[str, Any
         return None, None, {"code": "bad-request", "message": f"not a JSON line: {error}"}
     if not isinstance(request, dict):
         return None, None, {"code": "bad-request", "message": "a request is a JSON object"}
-    ident = request.get("id")
-    if not isinstance(ident, int) or isinstance(ident, bool):
+    ident = request.get("id")  # a safe integer; 1.0 is 1 (PROT-24)
+    if not is_number(ident) or ident != int(ident) or abs(ident) >= MAX_SAFE_INTEGER:
         return None, None, {"code": "bad-request", "message": "member 'id' must be an integer"}
-    return ident, request, None
+    return int(ident), request, None
 
 
 def respond(harness: Harness, line: bytes) -> str:
