@@ -40,8 +40,8 @@ from typing import Any, Final
 
 from doomloop_kit.generators.format import compare
 from doomloop_kit.reference import messages, wire
-from doomloop_kit.reference.loop_keys import names_inherited_member
 from doomloop_kit.reference.jsvalues import is_number
+from doomloop_kit.reference.loop_keys import names_inherited_member
 
 MONITOR_OPS: Final = frozenset(
     {
@@ -121,11 +121,11 @@ def _raw_request(record: Mapping[str, Any]) -> str:
     """The request line: ``request_raw`` when given (rebuilding the one abridged
     deep-nesting line from its description), else the request as JSON."""
     raw = record.get("request_raw")
-    if raw is None:
+    if not isinstance(raw, str):
         return json.dumps(_tag_non_finite(record["request"]), allow_nan=False)
     cut = _TRUNCATED.search(raw)
     if cut is None:
-        return str(raw)
+        return raw
     nested = _NESTED.match(str(record["request"]))
     if nested is None:
         raise ValueError(f"cannot rebuild an abridged request: {record['request']!r}")
@@ -240,7 +240,7 @@ def _holds(value: Any, wanted: Any) -> bool:
     if value == wanted and type(value) is type(wanted):
         return True
     if isinstance(value, float) and value == 0 and math.copysign(1.0, value) < 0:
-        return wanted == _NEGATIVE_ZERO
+        return bool(wanted == _NEGATIVE_ZERO)
     if isinstance(value, Mapping):
         return any(_holds(member, wanted) for member in value.values())
     if isinstance(value, list):
@@ -334,7 +334,7 @@ def _ids(lines: Iterable[Line]) -> Iterator[tuple[Line, bool]]:
     previous: float | None = None
     for line in lines:
         ident = line.request.get("id") if isinstance(line.request, Mapping) else None
-        number = float(ident) if is_number(ident) else None
+        number = float(ident) if isinstance(ident, int | float) and is_number(ident) else None
         yield line, previous is None or (number is not None and number <= previous)
         previous = number if number is not None else previous
 

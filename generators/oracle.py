@@ -35,7 +35,7 @@ from doomloop_kit.reference.loop_keys import Presence
 T = TypeVar("T")
 
 EXPECTED_ERRORS: Final = ("canonicalization", "type-error")
-"""Error codes that are an operation's expected outcome, compared like results (PROT-20, PROT-23)."""
+"""Error codes that are an expected outcome, compared like results (PROT-20, PROT-23)."""
 
 
 class OpError(Exception):

@@ -135,4 +135,6 @@ def names_inherited_member(loop_key: object, args: object) -> bool:
     not hold as its own: JS ``in`` and the own-member rule then differ (KEY-23, DIV-01)."""
     if not isinstance(loop_key, list) or not isinstance(args, Mapping):
         return False
-    return any(isinstance(name, str) and name in INHERITED and name not in args for name in loop_key)
+    return any(
+        isinstance(name, str) and name in INHERITED and name not in args for name in loop_key
+    )

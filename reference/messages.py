@@ -111,9 +111,7 @@ CANONICAL_BIGINT: Final = (
     "Cannot canonicalize bigint for doom-loop fingerprinting: RFC 8785 has no representation "
     "(convert to string or number in loopKey)"
 )
-CANONICAL_CIRCULAR: Final = (
-    "Cannot canonicalize circular key material for doom-loop fingerprinting"
-)
+CANONICAL_CIRCULAR: Final = "Cannot canonicalize circular key material for doom-loop fingerprinting"
 
 # -- monitor logs (MON-62, STATE-34) ---------------------------------------------------
 
@@ -150,7 +148,7 @@ def round_identity_summary(round_set: Sequence[str]) -> str:
     return f"{head}+{rest} more\u2026" if rest > 0 else f"{head}\u2026"
 
 
-def repeated_fan_out(tool_name: str, rounds: int, round_set: Sequence[str]) -> str:
+def repeated_fan_out(tool_name: str, rounds: float, round_set: Sequence[str]) -> str:
     """A declared fan-out of several calls repeated as a whole (MSG-*)."""
     return (
         f'Doom loop suspected: tool "{tool_name}" was invoked in {number_to_string(rounds)} '
@@ -160,7 +158,7 @@ def repeated_fan_out(tool_name: str, rounds: int, round_set: Sequence[str]) -> s
     )
 
 
-def repeated_arguments(tool_name: str, rounds: int, fingerprint: str) -> str:
+def repeated_arguments(tool_name: str, rounds: float, fingerprint: str) -> str:
     """A declared single-call round repeated with identical arguments (MSG-*)."""
     return (
         f'Doom loop suspected: tool "{tool_name}" was invoked in {number_to_string(rounds)} '
@@ -169,7 +167,7 @@ def repeated_arguments(tool_name: str, rounds: int, fingerprint: str) -> str:
     )
 
 
-def repeated_block(sample: str, repeats: int) -> str:
+def repeated_block(sample: str, repeats: float) -> str:
     """A token block repeated within one response (MSG-*)."""
     return (
         f'Doom loop suspected: the response repeats "{sample}" {number_to_string(repeats)} '

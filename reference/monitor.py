@@ -129,7 +129,7 @@ class DoomLoopMonitor:
             prior_match, seen, call_streaks = None, set(), {}
 
         def score(candidate: tuple[str, ...]) -> int | float:
-            """prior streak + 1 (a double, MON-58) when this round's set equals the prior round's."""
+            """prior streak + 1 (in doubles, MON-58) when the set equals the prior round's."""
             nonlocal prior_match
             if prior_set is None:
                 return 1

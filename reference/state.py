@@ -114,9 +114,9 @@ def _round_set(value: object, fingerprint: str) -> tuple[str, ...]:
     return (fingerprint,)
 
 
-def _call_streaks(value: object) -> dict[str, int]:
+def _call_streaks(value: object) -> dict[str, int | float]:
     """Persisted per-call counts that are finite numbers >= 1, floored (STATE-*)."""
-    counts: dict[str, int] = {}
+    counts: dict[str, int | float] = {}
     for key, count in js_entries(value):
         number = finite_number(count)
         if number is not None and number >= 1:

@@ -271,7 +271,12 @@ def _tag_feature(value: Mapping[str, object]) -> str:
 
 # -- inputs that need JS coercion (feature js-coercion, CFG-45) --------------------
 
-TEXT_NUMBER_OPTIONS: Final = ("maxPeriodTokens", "minRepeats", "minCoveredTokens", "maxWindowTokens")
+TEXT_NUMBER_OPTIONS: Final = (
+    "maxPeriodTokens",
+    "minRepeats",
+    "minCoveredTokens",
+    "maxWindowTokens",
+)
 
 
 def _given(members: object, name: str) -> object:

@@ -55,7 +55,7 @@ class Harness:
         return {
             "protocol": PROTOCOL,
             "implementation": {**implementation, "version": _version()},
-            "features": list(wire.FEATURES),
+            "features": [f for f in wire.FEATURES if f != "js-inherited-members"],  # KEY-09
         }
 
     def create(self, request: Mapping[str, Any]) -> object:
