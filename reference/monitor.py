@@ -8,7 +8,7 @@ the previous round's is made once per round and cached (MON-*).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
 from . import messages
@@ -51,12 +51,20 @@ def _text_detection_options(text: TextOptions) -> Mapping[str, object]:
 class DoomLoopMonitor:
     """Round-scoped streaks per tool, text detectors and an escalation budget (MON-*)."""
 
-    def __init__(self, config: ResolvedConfig, initial_state: object = UNDEFINED) -> None:
+    def __init__(
+        self,
+        config: ResolvedConfig,
+        initial_state: object = UNDEFINED,
+        warn: Callable[..., None] | None = None,
+    ) -> None:
         """Build a monitor; with ``initial_state`` it is construct-then-restore (STATE-*).
 
         Leave ``initial_state`` out (:data:`~.jsvalues.UNDEFINED`) for a fresh
-        monitor; any other value, JSON ``null`` included, is restored.
+        monitor; any other value, JSON ``null`` included, is restored. ``warn``
+        receives the monitor's logs with the arguments JS ``console.warn``
+        gets (MON-62, STATE-34); by default they are dropped.
         """
+        self._warn: Callable[..., None] = warn or (lambda *args: None)
         self.config = config
         self._tools: dict[str, ToolEntry] = {}
         self._text: TextStreak | None = None
@@ -70,17 +78,20 @@ class DoomLoopMonitor:
     def declare_round(self, round: float, calls: Iterable[ToolCall]) -> list[str]:
         """Declare the complete set of calls a round will make (MON-*).
 
-        Replaces any earlier declaration. Calls whose key material cannot be
-        canonicalized are left out; the returned warnings (informative) say which.
+        Replaces any earlier declaration. A call whose key material cannot be
+        canonicalized is left out and logged: ``warn(text, error)`` with the
+        SDK's exact text (MON-62). Returns those texts, in call order.
         """
         round = to_double(round)
         grouped: dict[str, set[str]] = {}
         warnings: list[str] = []
-        for index, call in enumerate(calls):
+        for call in calls:
             try:
                 fingerprint = fingerprint_tool_call(call.tool_name, call.key_material)
             except CanonicalizationError as error:
-                warnings.append(f"call {index} ({call.tool_name!r}) left out of the round: {error}")
+                text = messages.declare_unfingerprintable(call.tool_name, round)
+                self._warn(text, error)
+                warnings.append(text)
                 continue
             grouped.setdefault(call.tool_name, set()).add(fingerprint)
         declared = DeclaredRound(round)
@@ -251,6 +262,7 @@ class DoomLoopMonitor:
         """
         parsed: MonitorState | None = parse_state(blob)
         if parsed is None:
+            self._warn(messages.INVALID_STATE)  # one argument (STATE-34)
             return False
         self._tools, self._text = parsed.tools, parsed.text
         self._escalations_used = parsed.escalations_used
