@@ -15,7 +15,7 @@ with that state, ``close`` of the old session).
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -260,17 +260,18 @@ class VectorRun:
             op = step.op
             if "error" in response:
                 code, message = response["error"]["code"], response["error"]["message"]
-                if code != "canonicalization" or op == vformat.RESUME_OP:
+                if code not in oracle.EXPECTED_ERRORS or op == vformat.RESUME_OP:
                     return self._errored(f"error-{code}", message, [], index, op)
-                if step.expects_error is not None:
+                reason = _error_mismatch(step.expect, code, message)
+                if reason is None:
                     continue
                 return self._failed(
                     index,
                     op,
                     "$",
-                    "expected a result, got error canonicalization",
-                    step.expected_result,
-                    {"error": code},
+                    reason,
+                    step.expect.get("result", step.expect),
+                    {"error": code, "message": message},
                     exchange,
                 )
             result = oracle.normative(
@@ -395,3 +396,16 @@ def _clip(text: str) -> str:
 def run_vector(harness: Harness, vector: vformat.Vector, file: str) -> Outcome:
     """Run one vector on a live harness (raises nothing the harness can cause)."""
     return VectorRun(harness, vector, file).run()
+
+
+def _error_mismatch(expect: Mapping[str, Any], code: str, message: str) -> str | None:
+    """Why an expected-outcome error (PROT-20, PROT-23) does not meet ``expect``;
+    None when it does. A canonicalization message is compared when the vector
+    gives one (PROT-22)."""
+    if "error" not in expect:
+        return f"expected a result, got error {code}"
+    if expect["error"] != code:
+        return f"expected error {expect['error']}, got error {code}"
+    if "message" in expect and expect["message"] != message:
+        return f"different {code} message"
+    return None

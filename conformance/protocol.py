@@ -30,6 +30,7 @@ PROTOCOL_VERSION: Final = 1
 
 ERROR_CODES: Final = (
     "canonicalization",
+    "type-error",
     "bad-request",
     "unknown-op",
     "unknown-session",

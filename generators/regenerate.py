@@ -38,7 +38,7 @@ from .format import (
     write_bytes_atomic,
 )
 
-GENERATOR_VERSION = "1"
+GENERATOR_VERSION = "2"
 """Bumped when the generators change what they draw (the same seed, other transcripts)."""
 
 KINDS = ("curated", "generated")
