@@ -16,11 +16,13 @@ Wiring another harness (the lead does this for the ports) is one call::
 from __future__ import annotations
 
 import dataclasses
+import fnmatch
 import re
 from pathlib import Path
 
 import pytest
 from doomloop_kit.conformance import sdk_replay
+from doomloop_kit.generators.format import iter_vector_files, load_vector_file
 from harnesses import support
 
 UPSTREAM = Path(__file__).resolve().parents[2] / "shared" / "upstream"
@@ -96,3 +98,32 @@ def test_a_bare_negative_zero_is_recognised() -> None:
     assert not sdk_replay.raw_negative_zero(line('{"id": 1, "text": "a: -0, b"}', {}))
     lost = {"result": {"m": {"$js": "number", "value": "-0"}}}
     assert sdk_replay.raw_negative_zero(line('{"id": 1, "option": {"m": 0}}', lost))
+
+
+PROFILE = support.REPO / "conformance" / "profiles" / "sdk-0.9.0.txt"
+
+
+def test_the_sdk_profile_is_runner_data() -> None:
+    """The profile reads as an expected-failures file; its entries name real
+    vectors, and its undeclared features are features of the vocabulary."""
+    from doomloop_kit.conformance.runner import read_expected_failures
+    from doomloop_kit.reference import wire
+
+    entries = read_expected_failures(PROFILE)
+    ids = (
+        [
+            vector.id
+            for path in iter_vector_files(support.COMMITTED)
+            for vector in load_vector_file(path).vectors
+        ]
+        if entries
+        else []
+    )
+    for entry in entries:
+        assert entry.reason, f"line {entry.line}: an expected failure needs its reason"
+        assert any(fnmatch.fnmatchcase(i, entry.pattern) for i in ids), entry.pattern
+    (line,) = [x for x in PROFILE.read_text().splitlines() if "features-not-declared:" in x]
+    undeclared = line.split(":", 1)[1].split()
+    assert undeclared and set(undeclared) <= set(wire.FEATURES)
+    # a harness declares at most one of the two field-list expectations (CONF-11)
+    assert "json-own-members" in undeclared and "js-inherited-members" not in undeclared
