@@ -42,6 +42,7 @@ from . import oracle
 from .steps import (
     INFINITY,
     NAN,
+    NEG_INFINITY,
     NEG_ZERO,
     UNDEFINED,
     bigint,
@@ -194,12 +195,25 @@ def options(
         option["escalation"] = draw(escalations())
     if text_options:
         option["text"] = {
-            "minRepeats": draw(st.integers(2, 4)),
-            "minCoveredTokens": draw(st.integers(2, 8)),
-            "maxPeriodTokens": draw(st.integers(1, 4)),
-            "maxWindowTokens": draw(st.sampled_from([8, 16, 400])),
+            "minRepeats": draw(text_number(st.integers(2, 4))),
+            "minCoveredTokens": draw(text_number(st.integers(2, 8))),
+            "maxPeriodTokens": draw(text_number(st.integers(1, 4))),
+            "maxWindowTokens": draw(text_number(st.sampled_from([8, 16, 400]))),
         }
     return option
+
+
+TEXT_NUMBER_EDGES: tuple[Any, ...] = (
+    0, NEG_ZERO, -1, -3, 0.5, 0.9999999999999999, 1.5, 2.5, 1e21, 2**53 + 1,
+    NAN, INFINITY, NEG_INFINITY, None, UNDEFINED,
+)  # fmt: skip
+"""Text option values at the edges of the domain: any double is core (TXT-17);
+null and undefined take the default (TXT-16)."""
+
+
+def text_number(usual: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
+    """A text option: usually from ``usual``, one time in four an edge value (TXT-17..TXT-20)."""
+    return st.one_of(usual, usual, usual, st.sampled_from(TEXT_NUMBER_EDGES))
 
 
 def _rounds_to_steps(
@@ -583,7 +597,12 @@ def text_transcripts(draw: st.DrawFn) -> tuple[str, Transcript]:
     if draw(st.integers(0, 2)) == 0:
         detect: dict[str, Any] = {"text": " ".join(phrase * draw(st.integers(1, 6)))}
         if draw(st.booleans()):
-            detect["options"] = {"minRepeats": 2, "minCoveredTokens": 2}
+            detect["options"] = {
+                "minRepeats": draw(text_number(st.just(2))),
+                "minCoveredTokens": draw(text_number(st.just(2))),
+                "maxPeriodTokens": draw(text_number(st.just(16))),
+                "maxWindowTokens": draw(text_number(st.just(400))),
+            }
         steps.append(op("detectTextRepetition", **detect))
     return f"text-{mode}", {"option": option, "steps": steps}
 
