@@ -206,7 +206,7 @@ def _ladder(request: Mapping[str, object]) -> Ladder:
 
 def _resolve_ladder_action(request: Mapping[str, object]) -> object:
     """Rungs must be integers or false and ``allowBlock`` a boolean (PROT-28);
-    ``allowEscalate`` is read by JS truthiness, undefined meaning absent (PROT-28, CFG-46)."""
+    ``allowEscalate`` is read by JS truthiness, undefined meaning absent (LAD-08, CFG-46)."""
     given = _input(request, "allowEscalate", required=False)
     allow_escalate = True if given is UNDEFINED else truthy(given)
     return resolve_ladder_action(

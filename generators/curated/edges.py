@@ -83,7 +83,7 @@ def _allow_escalate(name: str, pins: str, value: Any) -> dict[str, Any]:
     return {
         "name": name,
         "description": pins,
-        "spec": ["PROT-28", "LAD-05"],
+        "spec": ["LAD-08", "PROT-28", "LAD-05"],
         "tags": ["edges", "ladder-action"],
         "steps": [
             op(
