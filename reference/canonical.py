@@ -1,6 +1,6 @@
 """The canonical form of key material: RFC 8785 (JCS) as JavaScript makes it.
 
-Spec section 5 (CAN-*). The ``jcs`` package is used for what it gets right
+Spec section 5 (CAN-01..CAN-36). The ``jcs`` package is used for what it gets right
 -- ECMAScript number formatting and JSON string escaping -- and this module
 closes its measured gaps explicitly:
 
@@ -25,7 +25,7 @@ from . import messages, utf16
 from .jsvalues import UNDEFINED, JsBigInt, JsFunction, is_number, number_to_string, to_double
 
 MAX_CANONICALIZE_DEPTH: Final = 64
-"""Deepest accepted nesting; the root is depth 0 (CAN-*)."""
+"""Deepest accepted nesting; the root is depth 0 (CAN-15, CAN-16)."""
 
 
 class CanonicalizationErrorKind(Enum):
@@ -60,7 +60,7 @@ _SURROGATE_SPLIT: Final = re.compile("([\ud800-\udfff])")
 
 
 def _string(text: str) -> str:
-    """A JSON string literal exactly as ``JSON.stringify`` writes it (CAN-*)."""
+    """A JSON string literal exactly as ``JSON.stringify`` writes it (CAN-06, CAN-25..CAN-28)."""
     text = utf16.normalize(text)
     if not utf16.has_lone_surrogate(text):
         result: str = jcs.canonicalize(text, utf8=False)
@@ -82,7 +82,7 @@ def _number(value: int | float) -> str:
 
 
 def _dropped(value: object) -> bool:
-    """Members holding these are left out of objects (CAN-*).
+    """Members holding these are left out of objects (CAN-11).
 
     Any callable counts as a JS function, a loop-key function in data form too.
     """
@@ -138,7 +138,7 @@ def _container(
 
 
 def canonicalize(value: object) -> str:
-    """The RFC 8785 canonical JSON text of ``value`` (CAN-*).
+    """The RFC 8785 canonical JSON text of ``value`` (CAN-01).
 
     Raises :class:`CanonicalizationError` for nesting deeper than
     :data:`MAX_CANONICALIZE_DEPTH`, circular references, non-finite numbers

@@ -16,7 +16,7 @@ from .jsvalues import UNDEFINED, JsTypeError, finite_number, js_floor
 
 Rung = Literal["observe", "steer", "escalate", "block", "stop"]
 RUNGS: Final[tuple[Rung, ...]] = ("observe", "steer", "escalate", "block", "stop")
-"""The rungs, weakest to strongest (LAD-*)."""
+"""The rungs, weakest to strongest (LAD-01)."""
 
 Threshold = int | Literal[False]
 
@@ -39,7 +39,7 @@ DEFAULT_TEXT_OPTIONS: Final[Mapping[str, object]] = {
 
 @dataclass(frozen=True)
 class Ladder:
-    """Resolved thresholds; ``False`` disables a rung (CFG-*)."""
+    """Resolved thresholds; ``False`` disables a rung (CFG-09, CFG-13)."""
 
     observe: Threshold = 2
     steer: Threshold = False
@@ -115,7 +115,7 @@ class EscalationConfig:
 
 @dataclass(frozen=True)
 class ResolvedConfig:
-    """The fully resolved configuration the monitor runs on (CFG-*)."""
+    """The fully resolved configuration the monitor runs on (CFG-06)."""
 
     ladder: Ladder = field(default_factory=Ladder)
     text: TextOptions = field(default_factory=TextOptions)

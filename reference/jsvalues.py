@@ -1,6 +1,6 @@
 """JavaScript values that plain JSON cannot carry, and the JS number rules.
 
-The monitor is specified over the JSON data model (spec DATA-*). A few
+The monitor is specified over the JSON data model (spec DATA-01, DATA-20). A few
 operations also see values only JavaScript has; the reference models them
 with the small types below so that every spec statement has a Python form:
 
@@ -25,7 +25,7 @@ from jcs.ntoj import convert2Es6Format  # type: ignore[import-untyped]
 
 
 class _Undefined:
-    """The single JS ``undefined`` value (spec DATA-*)."""
+    """The single JS ``undefined`` value (spec DATA-20)."""
 
     _instance: _Undefined | None = None
 
@@ -64,7 +64,7 @@ def is_number(value: object) -> bool:
 
 
 def to_double(value: int | float) -> float:
-    """Return the IEEE-754 double a JS ``JSON.parse`` would produce (DATA-*).
+    """Return the IEEE-754 double a JS ``JSON.parse`` would produce (DATA-10, DATA-11, DATA-12).
 
     Integers beyond +/-2^53 round to the nearest double (ties to even, which
     is what ``float(int)`` does); integers beyond the double range become
@@ -100,10 +100,10 @@ def js_floor(number: float) -> int:
 
 
 def number_to_string(value: int | float) -> str:
-    """ECMAScript ``Number::toString`` of a finite number (CAN-*, MSG-*).
+    """ECMAScript ``Number::toString`` of a finite number (CAN-04, CAN-23, CAN-24, MSG-03).
 
     Delegates to the ``jcs`` package's formatter, which matches JS on every
-    finite double; integers are first taken to their double (DATA-*).
+    finite double; integers are first taken to their double (DATA-11).
     """
     number = to_double(value)
     if not math.isfinite(number):

@@ -1,4 +1,4 @@
-"""Loop-key resolution: what identifies one call of a tool (spec section 4, KEY-*).
+"""Loop-key resolution: what identifies one call of a tool (spec section 4, KEY-01..KEY-24).
 
 Warning texts are the SDK's, byte for byte (KEY-17..KEY-22).
 """

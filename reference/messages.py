@@ -127,14 +127,14 @@ def declare_unfingerprintable(tool_name: str, round: float) -> str:
 INVALID_STATE: Final = "[DoomLoop] Ignoring invalid persisted doom-loop state"
 """The one ``console.warn`` argument of a restore given a non-object (STATE-34)."""
 
-# -- verdict messages (MSG-*) ---------------------------------------------------------
+# -- verdict messages (MSG-01..MSG-08) ---------------------------------------------------------
 
 _CLOSING = "Take a different approach, or explain why repetition is required."
 _TEXT_CLOSING = "Stop repeating and take a different approach."
 
 
 def repeated_call(tool_name: str) -> str:
-    """A call repeated on its own across rounds (MSG-*)."""
+    """A call repeated on its own across rounds: the per-call template (MSG-01, MSG-04)."""
     return (
         f'Doom loop suspected: this exact "{tool_name}" call has been repeated across '
         f"consecutive rounds. Repeating it will not change the result. {_CLOSING}"
@@ -142,14 +142,14 @@ def repeated_call(tool_name: str) -> str:
 
 
 def round_identity_summary(round_set: Sequence[str]) -> str:
-    """First 8 hex of up to three members joined by ``+``, then the rest counted (MSG-*)."""
+    """First 8 hex of up to three members joined by ``+``, then the rest counted (MSG-05)."""
     head = "+".join(member[:8] for member in round_set[:3])
     rest = len(round_set) - 3
     return f"{head}+{rest} more\u2026" if rest > 0 else f"{head}\u2026"
 
 
 def repeated_fan_out(tool_name: str, rounds: float, round_set: Sequence[str]) -> str:
-    """A declared fan-out of several calls repeated as a whole (MSG-*)."""
+    """A declared fan-out repeated as a whole: the fan-out template (MSG-01, MSG-04)."""
     return (
         f'Doom loop suspected: tool "{tool_name}" was invoked in {number_to_string(rounds)} '
         f"consecutive rounds with the same set of {len(round_set)} parallel calls "
@@ -159,7 +159,7 @@ def repeated_fan_out(tool_name: str, rounds: float, round_set: Sequence[str]) ->
 
 
 def repeated_arguments(tool_name: str, rounds: float, fingerprint: str) -> str:
-    """A declared single-call round repeated with identical arguments (MSG-*)."""
+    """A single declared call repeated: the single-call template (MSG-01, MSG-04)."""
     return (
         f'Doom loop suspected: tool "{tool_name}" was invoked in {number_to_string(rounds)} '
         f"consecutive rounds with identical arguments (fingerprint {fingerprint[:16]}\u2026). "
@@ -168,7 +168,7 @@ def repeated_arguments(tool_name: str, rounds: float, fingerprint: str) -> str:
 
 
 def repeated_block(sample: str, repeats: float) -> str:
-    """A token block repeated within one response (MSG-*)."""
+    """A token block repeated within one response: the repetition template (MSG-06)."""
     return (
         f'Doom loop suspected: the response repeats "{sample}" {number_to_string(repeats)} '
         f"times in a row. {_TEXT_CLOSING}"
@@ -176,7 +176,7 @@ def repeated_block(sample: str, repeats: float) -> str:
 
 
 def repeated_text(streak: float) -> str:
-    """Identical text across consecutive steps (MSG-*)."""
+    """Identical text across consecutive steps: the text-streak template (MSG-01)."""
     return (
         "Doom loop suspected: the assistant produced identical text for "
         f"{number_to_string(streak)} consecutive turns. {_TEXT_CLOSING}"

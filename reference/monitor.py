@@ -1,9 +1,9 @@
-"""The doom-loop monitor: a pure state machine over a transcript (spec section 9, MON-*).
+"""The doom-loop monitor: a pure state machine over a transcript (spec section 9, MON-01..MON-62).
 
 Feed it tool calls and assistant texts; it returns records and verdicts.
 Recording every call of one W-wide declared round costs O(W) in total:
 membership tests use sets, and the one comparison of a whole round set with
-the previous round's is made once per round and cached (MON-*).
+the previous round's is made once per round and cached (MON-55, MON-56).
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ class ToolCall:
 
 @dataclass
 class DeclaredRound:
-    """The complete call set of one round, per tool, sorted and distinct (MON-*)."""
+    """The complete call set of one round, per tool, sorted and distinct (MON-09)."""
 
     round: float
     sets: dict[str, tuple[str, ...]] = field(default_factory=dict)
@@ -49,7 +49,7 @@ def _text_detection_options(text: TextOptions) -> Mapping[str, object]:
 
 
 class DoomLoopMonitor:
-    """Round-scoped streaks per tool, text detectors and an escalation budget (MON-*)."""
+    """Round-scoped streaks per tool, text detectors and an escalation budget (MON-01)."""
 
     def __init__(
         self,
@@ -57,7 +57,7 @@ class DoomLoopMonitor:
         initial_state: object = UNDEFINED,
         warn: Callable[..., None] | None = None,
     ) -> None:
-        """Build a monitor; with ``initial_state`` it is construct-then-restore (STATE-*).
+        """Build a monitor; with ``initial_state`` it is construct-then-restore (MON-05, MON-06).
 
         Leave ``initial_state`` out (:data:`~.jsvalues.UNDEFINED`) for a fresh
         monitor; any other value, JSON ``null`` included, is restored. ``warn``
@@ -76,7 +76,7 @@ class DoomLoopMonitor:
     # -- declaration -------------------------------------------------------
 
     def declare_round(self, round: float, calls: Iterable[ToolCall]) -> list[str]:
-        """Declare the complete set of calls a round will make (MON-*).
+        """Declare the complete set of calls a round will make (MON-07..MON-12).
 
         Replaces any earlier declaration. A call whose key material cannot be
         canonicalized is left out and logged: ``warn(text, error)`` with the
@@ -112,13 +112,13 @@ class DoomLoopMonitor:
         allow_block: bool = True,
         detector: DetectorKind = "tool-fingerprint",
     ) -> CallRecord:
-        """Record one tool call; return its streak record and any verdict (MON-*).
+        """Record one tool call; return its streak record and any verdict (MON-14..MON-39).
 
         Raises :class:`~.canonical.CanonicalizationError` for unhashable key
         material (the caller falls back to another identity).
         """
         fingerprint = fingerprint_tool_call(tool_name, key_material)
-        round = to_double(round)  # rounds compare as the doubles JS holds (DATA-*)
+        round = to_double(round)  # rounds compare as the doubles JS holds (DATA-09)
         prev = self._tools.get(tool_name)
         same_round = prev is not None and prev.round is not None and prev.round == round
         declared: tuple[str, ...] | None = None
@@ -189,7 +189,7 @@ class DoomLoopMonitor:
     # -- assistant text ----------------------------------------------------
 
     def record_assistant_text(self, text: str) -> Verdict | None:
-        """Record one step's assistant text; return the stronger text verdict (MON-*)."""
+        """Record one step's assistant text; return the stronger text verdict (MON-41..MON-50)."""
         options = self.config.text
         if not truthy(options.enabled):  # JS truthiness (MON-59)
             return None
@@ -234,13 +234,13 @@ class DoomLoopMonitor:
         return within
 
     def reset_text_streak(self) -> None:
-        """Forget the cross-step text streak; tool streaks are kept (MON-*)."""
+        """Forget the cross-step text streak; tool streaks are kept (MON-51)."""
         self._text = None
 
     # -- escalation budget -------------------------------------------------
 
     def can_escalate(self) -> bool:
-        """An escalation mechanism is configured and its budget is not spent (MON-*)."""
+        """An escalation mechanism is configured and its budget is not spent (MON-52)."""
         escalation = self.config.escalation
         return escalation is not None and self._escalations_used < escalation.max_escalations
 
@@ -251,11 +251,11 @@ class DoomLoopMonitor:
     # -- persistence -------------------------------------------------------
 
     def get_state(self) -> dict[str, object]:
-        """A fresh plain-JSON snapshot of the persisted state (STATE-*)."""
+        """A fresh plain-JSON snapshot of the persisted state (STATE-01)."""
         return serialize_state(self._tools, self._text, self._escalations_used)
 
     def restore(self, blob: object) -> bool:
-        """Replace the state from a blob, fail-open (STATE-*).
+        """Replace the state from a blob, fail-open (STATE-12..STATE-15).
 
         Returns False (and changes nothing) when the blob is not an object.
         The round declaration is run-local and is kept.

@@ -1,4 +1,4 @@
-"""The monitor's memory and its persisted form (spec section 10, STATE-*).
+"""The monitor's memory and its persisted form (spec section 10, STATE-01..STATE-34).
 
 :class:`ToolEntry` holds one tool's streak evidence. Its first four fields
 are persisted; the rest are *run-local* (meaningful only within one run) and
@@ -16,12 +16,12 @@ from . import utf16
 from .jsvalues import finite_number, js_floor, plain_number
 
 MAX_RESTORED_STREAK: Final = 1_000_000
-"""A restored tool streak is clamped into [1, 1,000,000] (STATE-*)."""
+"""A restored tool streak is clamped into [1, 1,000,000] (STATE-21)."""
 
 
 @dataclass
 class ToolEntry:
-    """One tool's evidence (MON-*, STATE-*)."""
+    """One tool's evidence (MON-03, MON-04)."""
 
     fingerprint: str
     streak: int | float
@@ -40,7 +40,7 @@ class ToolEntry:
     """Cache of ``prior_set == s`` for the one large set ``s`` of this round."""
 
     def to_json(self) -> dict[str, object]:
-        """The persisted form of this entry (STATE-*)."""
+        """The persisted form of this entry (STATE-03..STATE-06)."""
         result: dict[str, object] = {"fingerprint": self.fingerprint, "streak": self.streak}
         if len(self.round_set) > 1:
             result["roundFingerprints"] = list(self.round_set)
@@ -49,7 +49,7 @@ class ToolEntry:
         return result
 
     def _call_streaks_implied(self) -> bool:
-        """True when the per-call counts say nothing the round does not (STATE-*)."""
+        """True when the per-call counts say nothing the round does not (STATE-05)."""
         members = set(self.round_set)
         return len(self.call_streaks) == len(self.round_set) and all(
             key in members and count == self.streak for key, count in self.call_streaks.items()
@@ -58,7 +58,7 @@ class ToolEntry:
 
 @dataclass
 class TextStreak:
-    """The cross-step text streak. A restored streak is kept as given (STATE-*)."""
+    """The cross-step text streak. A restored streak is kept as given (STATE-27)."""
 
     fingerprint: str
     streak: float
@@ -79,7 +79,7 @@ class MonitorState:
 def serialize_state(
     tools: Mapping[str, ToolEntry], text: TextStreak | None, escalations_used: int | float
 ) -> dict[str, object]:
-    """A fresh plain-JSON blob; nothing run-local is written (STATE-*)."""
+    """A fresh plain-JSON blob; nothing run-local is written (STATE-01, STATE-09)."""
     blob: dict[str, object] = {"tools": {name: entry.to_json() for name, entry in tools.items()}}
     if text is not None:
         blob["text"] = text.to_json()
@@ -89,7 +89,7 @@ def serialize_state(
 
 
 def js_entries(value: object) -> Iterator[tuple[str, object]]:
-    """Members of an object, or of an array by index name; nothing else (STATE-*)."""
+    """Members of an object, or of an array by index name; nothing else (STATE-16)."""
     if isinstance(value, Mapping):
         yield from ((str(key), member) for key, member in value.items())
     elif isinstance(value, list):
@@ -115,7 +115,7 @@ def _round_set(value: object, fingerprint: str) -> tuple[str, ...]:
 
 
 def _call_streaks(value: object) -> dict[str, int | float]:
-    """Persisted per-call counts that are finite numbers >= 1, floored (STATE-*)."""
+    """Persisted per-call counts that are finite numbers >= 1, floored (STATE-24)."""
     counts: dict[str, int | float] = {}
     for key, count in js_entries(value):
         number = finite_number(count)
@@ -134,7 +134,7 @@ def _tool_entry(value: Mapping[str, object], fingerprint: str, streak: float) ->
 
 
 def parse_state(blob: object) -> MonitorState | None:
-    """Rebuild the monitor's memory from a blob; None when it is not an object (STATE-*).
+    """Rebuild the monitor's memory from a blob; None when it is not an object (STATE-13, STATE-14).
 
     Never raises. Members that fail their test are skipped; engine-owned
     members (``stopVerdict``, ``pendingSteer``) and unknown members are ignored.

@@ -1,4 +1,4 @@
-"""Repetition of token blocks at the tail of one response (spec section 7, TXT-*)."""
+"""Repetition of token blocks at the tail of one response (spec section 7, TXT-02..TXT-23)."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from .jsvalues import (
 )
 
 CODE_UNITS_PER_WINDOW_TOKEN = 64
-"""Only the last ``maxWindowTokens * 64`` code units of a text are examined (TXT-*)."""
+"""Only the last ``maxWindowTokens * 64`` code units of a text are examined (TXT-02, TXT-18)."""
 
 
 @dataclass(frozen=True)
@@ -40,12 +40,12 @@ class TextRepetition:
 
 
 def normalize_text(text: str) -> str:
-    """Every run of JS whitespace becomes one space, then trim (MON-*)."""
+    """Every run of JS whitespace becomes one space, then trim (MON-41)."""
     return utf16.JS_WHITESPACE_RUN.sub(" ", text).strip(" ")
 
 
 def tokens(text: str) -> list[str]:
-    """Split on runs of JS whitespace, dropping empty tokens (TXT-*)."""
+    """Split on runs of JS whitespace, dropping empty tokens (TXT-05, TXT-06)."""
     return [token for token in utf16.JS_WHITESPACE_RUN.split(text) if token]
 
 

@@ -1,4 +1,4 @@
-"""Strings as JavaScript sees them: sequences of UTF-16 code units (DATA-*).
+"""Strings as JavaScript sees them: sequences of UTF-16 code units (DATA-02..DATA-08).
 
 Python strings are sequences of code points. A JS string may hold a lone
 surrogate, which Python represents as a code point in U+D800..U+DFFF. Two
@@ -13,7 +13,7 @@ import re
 from typing import Final
 
 # The ECMAScript WhiteSpace and LineTerminator sets, i.e. what JS `\s` and
-# String.prototype.trim match (TXT-*). Python's str.split() and Go's
+# String.prototype.trim match (TXT-04). Python's str.split() and Go's
 # unicode.IsSpace use different sets; never use them for text detection.
 JS_WHITESPACE: Final = (
     "\u0009\u000a\u000b\u000c\u000d\u0020\u00a0\u1680"
@@ -48,7 +48,7 @@ def utf8_bytes(text: str) -> bytes:
 
 
 def tail_code_units(text: str, budget: int) -> str:
-    """The last ``budget`` UTF-16 code units of ``text`` (TXT-*).
+    """The last ``budget`` UTF-16 code units of ``text`` (TXT-18).
 
     A cut through a surrogate pair keeps the trailing half as a lone
     surrogate. Only the last ``budget`` code points (at least ``budget`` code

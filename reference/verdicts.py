@@ -1,4 +1,4 @@
-"""The monitor's results: verdicts and call records, with their wire shape (MON-*)."""
+"""The monitor's results: verdicts and call records, with their wire shape (MON-36, MON-37)."""
 
 from __future__ import annotations
 
@@ -38,7 +38,7 @@ class Verdict:
 
 @dataclass(frozen=True)
 class CallRecord:
-    """The result of recording one tool call (MON-*)."""
+    """The result of recording one tool call (MON-36)."""
 
     fingerprint: str
     streak: int | float

@@ -87,7 +87,7 @@ _BIGINT_DIGITS: Final = re.compile(r"-?[0-9]+", re.ASCII)
 
 @dataclass(frozen=True)
 class LoopKeyFunction:
-    """A loop-key function in data form: it returns ``returns`` or raises (KEY-*)."""
+    """A loop-key function in data form: it returns ``returns`` or raises (KEY-15, KEY-20)."""
 
     returns: object = UNDEFINED
     throws: str | None = None
@@ -182,7 +182,7 @@ def encode(value: object) -> object:
 
 def _encode(value: object, stack: list[int]) -> object:
     if is_number(value) and isinstance(value, int) and abs(value) > MAX_SAFE_INTEGER:
-        # the number JS holds for this literal (DATA-*): the nearest double or +/-Infinity
+        # the number JS holds for this literal (DATA-11): the nearest double or +/-Infinity
         double = to_double(value)
         value = int(double) if math.isfinite(double) else double
     if value is UNDEFINED:
