@@ -354,15 +354,17 @@ def replay(command: str, lines: Sequence[Line], rules: Sequence[Rule]) -> Report
             assert harness is not None
             answer = harness.ask(_with_session(line, sessions))
             request = line.request if isinstance(line.request, Mapping) else {}
-            if request.get("op") == "create" and "result" in answer:
-                ours = answer["result"]["session"]
-                sessions[f"@{request.get('id')}"] = ours
-                recorded = line.sdk.get("result")
-                if isinstance(recorded, Mapping):
-                    sessions[str(recorded.get("session"))] = ours
             needed = needs(line) | session_needs.get(str(request.get("session")), frozenset())
             if request.get("op") == "create":
-                session_needs[f"@{request.get('id')}"] = needed
+                # the session is named "@<id>" or by the recording's own id; a
+                # create that failed here maps them to a name no harness opened
+                ours = answer["result"]["session"] if "result" in answer else "@none"
+                recorded = line.sdk.get("result")
+                names = [f"@{request.get('id')}"]
+                if isinstance(recorded, Mapping):
+                    names.append(str(recorded.get("session")))
+                for name in names:
+                    sessions[name], session_needs[name] = ours, needed
             rule = next((r for r in rules if r.matches(line, needed, harness.features)), None)
             if rule is not None:
                 report.excluded[f"{rule.name} ({rule.statement})"] += 1

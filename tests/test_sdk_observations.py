@@ -127,3 +127,18 @@ def test_the_sdk_profile_is_runner_data() -> None:
     assert undeclared and set(undeclared) <= set(wire.FEATURES)
     # a harness declares at most one of the two field-list expectations (CONF-11)
     assert "json-own-members" in undeclared and "js-inherited-members" not in undeclared
+
+
+def test_a_sessions_lines_need_what_its_create_needed() -> None:
+    """C7: the create needs js-coercion (a NaN text.enabled), so its session's
+    recordAssistantText lines are excluded with it for a harness without it."""
+    lines = [line for line in sdk_replay.read_lines(OBSERVATIONS) if line.klass.startswith("C7")]
+    coercion = sdk_replay.Rule(
+        "needs js-coercion",
+        "CFG-45",
+        "as for a harness that does not declare js-coercion",
+        lambda line, needed, declared: "js-coercion" in needed,
+    )
+    report = sdk_replay.replay(support.REFERENCE, lines, [coercion])
+    assert len(lines) == 6
+    assert report.excluded == {"needs js-coercion (CFG-45)": 6}
