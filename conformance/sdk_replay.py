@@ -8,11 +8,11 @@ except on lines an exclusion :class:`Rule` covers; each rule cites the spec
 statement that puts its lines outside the kit's domain. Nothing is excluded
 line by line.
 
-How an answer is compared (spec/protocol.md PROT-19, PROT-20, PROT-26):
+How an answer is compared (spec/protocol.md PROT-22, PROT-23, PROT-25):
 
 * the ``id`` is compared; a create's session id is not (it is the harness's own);
 * an SDK error ``internal`` whose message starts with ``TypeError:`` is the
-  code ``type-error`` (the recording harness predates it, PROT-25);
+  code ``type-error`` (the recording harness predates it, PROT-23);
 * an error is compared by code; a ``canonicalization`` error also by message;
 * a result by the vector comparison rule (spec/vectors.md#comparison), with
   each SDK warning's ``code`` (always ``"unclassified"``: the SDK has messages
@@ -20,8 +20,15 @@ How an answer is compared (spec/protocol.md PROT-19, PROT-20, PROT-26):
 
 Sessions: a monitor request names ``"@N"`` (the session the ``create`` with id
 N made) or, in the observations file, the recording harness's own id; both are
-mapped to the replaying harness's session. A fresh harness process starts
-whenever a line's id is not greater than the previous line's.
+mapped to the replaying harness's session, and a session's lines need the
+features its ``create`` needed. A fresh harness process starts whenever a
+line's id is not greater than the previous line's.
+
+Exclusions (:data:`SDK_0_9_0_RULES`): a bare ``-0`` token (PROT-29), and a
+feature the line needs that the harness does not declare (CONF-05; for
+``js-coercion`` CFG-45, for ``js-inherited-members`` KEY-23). The corpus
+writes non-finite numbers as bare ``NaN``/``Infinity`` literals; they are sent
+as their tags.
 """
 
 from __future__ import annotations
