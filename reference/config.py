@@ -257,9 +257,8 @@ def resolve_doom_loop_option(option: object = UNDEFINED) -> OptionResolution:
     Absent (undefined) or ``False`` turn detection off (config None); ``None``
     (JS null) throws :class:`~.jsvalues.JsTypeError`; ``True`` means all
     defaults; an object is read member by member; any other value is read as
-    an empty object. The members are read in the order ladder, text,
-    escalation, so the first ``null`` among text and escalation decides
-    which TypeError is thrown.
+    an empty object. The reference reads ladder, text, escalation in that
+    order; which TypeError a doubly-null option names is not specified (CFG-42).
     """
     if option is UNDEFINED or option is False:
         return OptionResolution(None)
