@@ -87,6 +87,9 @@ def test_protocol_edges() -> None:
         b'{"id": 9007199254740993, "op": "canonicalize", "value": 1}',
         b'{"id": 4, "op": "canonicalize", "value": {"$js": "bigint", "value": "+1"}}',
         deep,
+        b'{"id": 1e400, "op": "canonicalize", "value": 1}',
+        b'{"id": 2.5, "op": "canonicalize", "value": 1}',
+        b'{"id": 9007199254740991, "op": "canonicalize", "value": 1}',
     ]
     status, responses, stderr = _serve(lines)
     assert status == 0, stderr
@@ -96,6 +99,9 @@ def test_protocol_edges() -> None:
         (None, "bad-request"),
         (4, "bad-request"),
         (5, "canonicalization"),
+        (None, "bad-request"),
+        (None, "bad-request"),
+        (9007199254740991, "1"),
     ]
     assert responses[4]["error"]["message"].startswith("Cannot canonicalize key material nested")
 

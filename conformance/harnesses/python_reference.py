@@ -101,7 +101,7 @@ def _parse(line: bytes) -> tuple[object, Mapping[str, Any] | None, dict[str, Any
     if not isinstance(request, dict):
         return None, None, {"code": "bad-request", "message": "a request is a JSON object"}
     ident = request.get("id")  # a safe integer; 1.0 is 1 (PROT-24)
-    if not is_number(ident) or ident != int(ident) or abs(ident) >= MAX_SAFE_INTEGER:
+    if not is_number(ident) or abs(ident) >= MAX_SAFE_INTEGER or ident != int(ident):
         return None, None, {"code": "bad-request", "message": "member 'id' must be an integer"}
     return int(ident), request, None
 
