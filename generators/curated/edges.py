@@ -453,22 +453,23 @@ UNDEFINED_MEMBERS: list[dict[str, Any]] = [
 COUNTERS: list[dict[str, Any]] = [
     {
         "name": "text-streak-stays-at-2-53",
-        "description": "a text streak restored at 2^53 plus one is still 2^53, and the message prints it",
+        "description": "a text streak restored at 2^53 stays 2^53 however often one is added, and the message prints it",
         "spec": ["MON-58", "MSG-09", "STATE-27"],
         "tags": ["edges", "counters"],
         "option": {"ladder": {"observe": 1}},
         "steps": [
             restore({"text": {"fingerprint": FP_HELLO, "streak": TWO_53}}),
             text("hello"),
+            text("hello"),
         ],
     },
     {
         "name": "escalations-used-stays-at-2-53",
-        "description": "escalationsUsed restored at 2^53 is unchanged by consumeEscalation",
+        "description": "escalationsUsed restored at 2^53 is unchanged by consumeEscalation, however often",
         "spec": ["MON-58", "MON-54", "STATE-28"],
         "tags": ["edges", "counters"],
         "option": True,
-        "steps": [restore({"escalationsUsed": TWO_53}), consume(), get_state()],
+        "steps": [restore({"escalationsUsed": TWO_53}), consume(), consume(), get_state()],
     },
     {
         "name": "call-streak-stays-at-2-53",
