@@ -766,7 +766,7 @@ FAMILIES: dict[str, Family] = {
             unhashable_transcripts,
             90,
             20261111,
-            ("MON-08", "MON-13", "FP-03"),
+            ("MON-08", "MON-13", "FP-09"),
             "declared rounds with unhashable calls and fallbacks",
         ),
         Family(
@@ -774,7 +774,18 @@ FAMILIES: dict[str, Family] = {
             text_transcripts,
             300,
             20261112,
-            ("TXT-04", "TXT-09", "MON-41", "MON-43", "MON-45", "MON-48", "MON-51"),
+            (
+                "TXT-04",
+                "TXT-09",
+                "TXT-17",
+                "TXT-18",
+                "TXT-20",
+                "MON-41",
+                "MON-43",
+                "MON-45",
+                "MON-48",
+                "MON-51",
+            ),
             "text loops within one response and across steps",
         ),
         Family(
@@ -798,7 +809,7 @@ FAMILIES: dict[str, Family] = {
             option_transcripts,
             200,
             20261115,
-            ("CFG-08", "CFG-11", "CFG-24", "CFG-28", "CFG-30"),
+            ("CFG-08", "CFG-11", "CFG-24", "CFG-28", "CFG-30", "CFG-42"),
             "resolveOption on sane and junk configurations",
         ),
     ]
