@@ -385,3 +385,26 @@ def replay(command: str, lines: Sequence[Line], rules: Sequence[Rule]) -> Report
         if harness is not None:
             harness.close()
     return report
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m doomloop_kit.conformance.sdk_replay --port CMD FILE...``: replay
+    recordings through a harness; exit 1 on any difference."""
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="python -m doomloop_kit.conformance.sdk_replay")
+    parser.add_argument("--port", required=True, help="shell command starting the harness")
+    parser.add_argument("files", nargs="+", type=Path, help="observations .jsonl / corpus .gz")
+    args = parser.parse_args(argv)
+    different = False
+    for path in args.files:
+        report = replay(args.port, read_lines(path), SDK_0_9_0_RULES)
+        print(f"{path.name}: {report.summary()}")
+        for difference in report.differences[:20]:
+            print(f"  {difference}")
+        different = different or bool(report.differences)
+    return 1 if different else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

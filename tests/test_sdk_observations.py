@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 import fnmatch
+import json
 import re
 from pathlib import Path
 
@@ -142,3 +143,18 @@ def test_a_sessions_lines_need_what_its_create_needed() -> None:
     report = sdk_replay.replay(support.REFERENCE, lines, [coercion])
     assert len(lines) == 6
     assert report.excluded == {"needs js-coercion (CFG-45)": 6}
+
+
+def test_the_command_line_reports_and_exits_by_the_differences(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    assert sdk_replay.main(["--port", support.REFERENCE, str(OBSERVATIONS)]) == 0
+    assert "68 reproduced" in capsys.readouterr().out
+    # one SDK answer edited: the same command exits 1 and names the line
+    edited = tmp_path / "edited.jsonl"
+    records = [json.loads(text) for text in OBSERVATIONS.read_text().splitlines()]
+    first = next(r for r in records if r["request"].get("op") == "canEscalate")
+    first["sdk"]["result"] = not first["sdk"]["result"]
+    edited.write_text("".join(json.dumps(r) + "\n" for r in records))
+    assert sdk_replay.main(["--port", support.REFERENCE, str(edited)]) == 1
+    assert "$.result" in capsys.readouterr().out
