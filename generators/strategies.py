@@ -164,15 +164,21 @@ def ladders(draw: st.DrawFn, *, junk: bool = False) -> dict[str, Any]:
 
 @st.composite
 def escalations(draw: st.DrawFn, *, junk: bool = False) -> dict[str, Any]:
-    """An escalation config: a model and/or an advisor, maxEscalations 1..3 or absent."""
+    """An escalation config: a model and/or an advisor, maxEscalations 1..3 or absent.
+
+    A model or advisor is sometimes ``null``, which is still a mechanism (CFG-44);
+    with ``junk``, a member is sometimes ``undefined``, which is absent (CFG-46).
+    """
     config: dict[str, Any] = {}
     mechanism = draw(st.sampled_from(["model", "model", "advisor", "both", "none"]))
     if mechanism in ("model", "both"):
-        config["model"] = "strong-model"
+        config["model"] = draw(st.sampled_from(["strong-model", "strong-model", None]))
     if mechanism in ("advisor", "both"):
-        config["advisor"] = {"model": "advisor-model"}
+        config["advisor"] = draw(st.sampled_from([{"model": "advisor-model"}, None]))
     if mechanism == "none" and draw(st.booleans()):
         config["advisor"] = False
+    if junk and draw(st.integers(0, 3)) == 0:
+        config[draw(st.sampled_from(["model", "advisor"]))] = UNDEFINED
     cap = draw(st.sampled_from(["absent", 1, 1, 2, 3] + ([0, -2, 1.7, "3", None] if junk else [])))
     if cap != "absent":
         config["maxEscalations"] = cap
