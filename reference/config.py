@@ -165,11 +165,11 @@ def _present(value: object) -> bool:
     return value is not UNDEFINED and value is not None
 
 
-def _member(value: object, name: str, reading: str) -> object:
+def _member(value: object, name: str) -> object:
     """``value.name`` as JS reads it: undefined for a missing member or a
     non-object; a JS TypeError for ``null`` (CFG-41, CFG-42, CFG-43)."""
     if value is None:
-        raise JsTypeError(f"Cannot read properties of null (reading '{reading}')")
+        raise JsTypeError(f"Cannot read properties of null (reading '{name}')")
     members = _object(value)
     return UNDEFINED if members is None else members.get(name, UNDEFINED)
 
@@ -217,7 +217,7 @@ def resolve_text_options(given: object) -> TextOptions:
         return TextOptions(enabled=False)
     if given is UNDEFINED or given is True:
         return TextOptions()
-    _member(given, "enabled", "enabled")  # null throws here, as JS reads text.enabled first
+    _member(given, "enabled")  # null throws here, as JS reads text.enabled first
     members = _object(given)
     return TextOptions() if members is None else TextOptions.from_json(members)
 
@@ -230,7 +230,7 @@ def resolve_escalation(
     A member is present when it is not undefined: ``{model: null}`` is a
     mechanism (CFG-44); an ``escalation`` of ``null`` throws (CFG-43).
     """
-    model = UNDEFINED if given is UNDEFINED else _member(given, "model", "model")
+    model = UNDEFINED if given is UNDEFINED else _member(given, "model")
     members = _object(given)
     advisor = members.get("advisor", UNDEFINED) if members is not None else UNDEFINED
     has_advisor = advisor is not UNDEFINED and advisor is not False
@@ -262,7 +262,7 @@ def resolve_doom_loop_option(option: object = UNDEFINED) -> OptionResolution:
     """
     if option is UNDEFINED or option is False:
         return OptionResolution(None)
-    ladder = resolve_ladder(_member(option, "ladder", "ladder"))
+    ladder = resolve_ladder(_member(option, "ladder"))
     members = _object(option) or {}
     text = resolve_text_options(members.get("text", UNDEFINED))
     escalation, escalation_warnings = resolve_escalation(

@@ -117,8 +117,8 @@ def detect_text_repetition(
 
     words = _window(text, _option(options, "maxWindowTokens"))
     count = len(words)
-    floor_covered = max_of(to_number(min_covered), 2.0)
-    if count < floor_covered:
+    fewest = max_of(to_number(min_covered), 2.0)  # NaN when minCoveredTokens is NaN (TXT-20)
+    if count < fewest:
         return None
     longest = min_of(to_number(max_period), float(count // 2))
 
