@@ -64,12 +64,15 @@ class WireError(ValueError):
     """A tagged value that does not follow the encoding."""
 
 
-DECODE_DEPTH_LIMIT: Final = 2_000
+DECODE_DEPTH_LIMIT: Final = 200
 """Plain JSON nested deeper than this is kept as it is, undecoded (PROT-27).
 
-No vector nests a value deeper than 1,000 levels (features.md); deeper input
-can only be key material, which fails on depth long before (CAN-31), or a
-value echoed back unchanged. Keeping it undecoded bounds the recursion."""
+No vector places a tagged value or plain JSON this deep (features.md: the
+deepest plain nesting is 65, the deepest tag 4; compact depth uses the
+``nest`` tag, decoded without recursion). Deeper input can only be key
+material, which fails on depth long before (CAN-31), or a value echoed back
+unchanged. Keeping it undecoded bounds the recursion, also in-process under
+Python's default recursion limit."""
 
 
 @dataclass(frozen=True)

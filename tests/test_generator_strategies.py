@@ -123,3 +123,33 @@ def test_flags_and_arguments_are_specified() -> None:
                 assert isinstance(step.inputs["args"], dict), v.id
             if step.op in ("recordToolCall", "declareRound"):
                 assert isinstance(step.inputs["round"], int | float), v.id
+
+
+def _depth(value: Any) -> int:
+    """Plain-JSON nesting depth (a scalar is 0), iteratively."""
+    deepest, pending = 0, [(value, 0)]
+    while pending:
+        item, depth = pending.pop()
+        deepest = max(deepest, depth)
+        if isinstance(item, dict):
+            pending.extend((member, depth + 1) for member in item.values())
+        elif isinstance(item, list):
+            pending.extend((element, depth + 1) for element in item)
+    return deepest
+
+
+def test_vectors_stay_within_the_decode_depth() -> None:
+    """features.md: plain JSON in a vector is at most 200 levels deep (PROT-27), so
+    every tag is decoded by a harness that decodes only that deep."""
+    from doomloop_kit.reference.wire import DECODE_DEPTH_LIMIT
+
+    deepest = max(
+        _depth(value)
+        for v in vectors()
+        for value in (
+            v.option,
+            v.initial_state,
+            *(input_ for step in v.steps for input_ in step.inputs.values()),
+        )
+    )
+    assert 64 < deepest < DECODE_DEPTH_LIMIT
