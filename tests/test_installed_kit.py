@@ -128,7 +128,7 @@ def test_version_names_kit_spec_and_vector_set(installed: Path, outside: Path) -
 
 @pytest.fixture(scope="module")
 def ts_harness(outside: Path) -> Path:
-    """The TypeScript harness's bin, installed from its ``npm pack`` tarball outside the checkout."""
+    """The TypeScript harness bin, from its ``npm pack`` tarball, outside the checkout."""
     packed = outside / "npm-pack"
     packed.mkdir()
     subprocess.run(
