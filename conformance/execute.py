@@ -139,6 +139,39 @@ class VectorRun:
         op = self.vector.steps[step].op if step is not None else None
         return self._errored(fault.cause, fault.message, fault.stderr, step, op, fault=True)
 
+    def answers(self) -> list[dict[str, Any] | None]:
+        """Each step's answer in the form of a vector expectation (spec/vectors.md#expect).
+
+        ``{"result": <normative result>}``, or ``{"error": code}`` for a code a
+        vector may expect; None where the step got no answer or a harness-side
+        error. Call once the run has finished without a fault.
+        """
+        found: list[dict[str, Any] | None] = []
+        for step, exchange in zip(self.vector.steps, self.step_exchange, strict=True):
+            response = None if exchange is None else exchange.response
+            if response is None:
+                found.append(None)
+            elif "error" not in response:
+                found.append(
+                    {"result": oracle.normative(_answering_op(step.op), response["result"])}
+                )
+            elif response["error"]["code"] in EXPECTED_ERROR_CODES and step.op != vformat.RESUME_OP:
+                found.append({"error": response["error"]["code"]})
+            else:
+                found.append(None)
+        return found
+
+    def judge(self, vector: vformat.Vector) -> Outcome:
+        """This finished run judged against the expectations of ``vector`` instead.
+
+        ``vector`` has the same steps and inputs, other expectations (for
+        example :meth:`answers` of another harness); the harness is not asked again.
+        """
+        if [step.request() for step in vector.steps] != [s.request() for s in self.vector.steps]:
+            raise ValueError(f"{vector.id}: not the steps of {self.vector.id}")
+        self.vector = vector
+        return self.finish()
+
     def owns(self, exchange: Exchange | None) -> bool:
         return exchange is not None and any(mine is exchange for mine in self.exchanges)
 
@@ -222,9 +255,7 @@ class VectorRun:
                     {"error": code},
                     exchange,
                 )
-            result = oracle.normative(
-                "getState" if op == vformat.RESUME_OP else op, response["result"]
-            )
+            result = oracle.normative(_answering_op(op), response["result"])
             if step.expects_error is not None:
                 return self._failed(
                     index,
@@ -308,6 +339,11 @@ class VectorRun:
             transcript=self._transcript(upto),
             fault=fault,
         )
+
+
+def _answering_op(op: str) -> str:
+    """The operation whose answer a step's result is (``resume`` is answered by ``getState``)."""
+    return "getState" if op == vformat.RESUME_OP else op
 
 
 def _same_text(expected: Any, actual: Any) -> bool:
