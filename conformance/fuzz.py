@@ -177,16 +177,15 @@ class Fuzzer:
     ) -> Finding | None:
         """The ``--against`` harness answers first; the ``--port`` harness must agree."""
         oracle_run, by_reference = self._run(against, reference, family)
-        if not by_reference.fault:
-            answers = oracle_run.answers()
-            expectations = f"the answers of {against.label}"
-            answered = against_vector(reference, family, answers, expectations)
-            own = oracle_run.judge(answered)
-        if by_reference.fault or own.status != Status.PASSED:  # no answer to expect
-            unanswered = by_reference if by_reference.fault else own
-            source = f"the reference's ({against.flag} gave no answer)"
-            written = against_vector(reference, family, [None] * len(reference.steps), source)
-            faulty = dataclasses.replace(unanswered, vector=written)
+        unanswered: list[dict[str, Any] | None] = [None] * len(reference.steps)
+        answers = unanswered if by_reference.fault else oracle_run.answers()
+        expectations = f"the answers of {against.label}"
+        answered = against_vector(reference, family, answers, expectations)
+        own = by_reference if by_reference.fault else oracle_run.judge(answered)
+        if own.status != Status.PASSED:  # the oracle broke: no answer to expect
+            source = f"the reference's ({AGAINST} gave no answer)"
+            written = against_vector(reference, family, unanswered, source)
+            faulty = dataclasses.replace(own, vector=written)
             return Finding(shape, transcript, faulty, against, "the reference's")
         port_run, outcome = self._run(self.port, answered, family)
         if outcome.status == Status.PASSED:
