@@ -50,6 +50,8 @@ from .supervisor import (
 
 PORT: Final = "--port"
 AGAINST: Final = "--against"
+AGAINST_FAMILY_PREFIX: Final = "against-"
+"""``fuzz --against`` writes family ``F``'s findings as family ``fuzz-against-F``."""
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -240,10 +242,16 @@ class Fuzzer:
 
 
 def reference_verdict(
-    step: int, reference: dict[str, Any], against: Any, port: dict[str, Any] | None
+    step: int,
+    reference: dict[str, Any],
+    against: dict[str, Any] | None,
+    port: dict[str, Any] | None,
 ) -> str:
-    """Which side the reference agrees with at the first differing step."""
-    if not vformat.compare(reference, against):
+    """Which side the reference agrees with at the first differing step.
+
+    Each argument is that side's answer in the form of an expectation (None: no answer).
+    """
+    if against is not None and not vformat.compare(reference, against):
         side = f"the {AGAINST} harness"
     elif port is not None and not vformat.compare(reference, port):
         side = f"the {PORT} harness"
@@ -275,10 +283,6 @@ def against_vector(
         tags=[*reference.tags, "fuzz-against"],
         steps=steps,
     )
-
-
-AGAINST_FAMILY_PREFIX: Final = "against-"
-"""``fuzz --against`` writes family ``F``'s findings as family ``fuzz-against-F``."""
 
 
 def make_vector(family: str, shape: str, transcript: dict[str, Any]) -> vformat.Vector:

@@ -13,7 +13,7 @@ import shlex
 from pathlib import Path
 
 import pytest
-from doomloop_kit.conformance import cli
+from doomloop_kit.conformance import cli, fuzz
 from doomloop_kit.generators import strategies
 from doomloop_kit.vectorset import files as vformat
 from harnesses import support
@@ -155,3 +155,20 @@ def test_unusable_against_harness(tmp_path: Path, capsys: pytest.CaptureFixture[
     status = _fuzz(tmp_path, _built(GO_PORT), support.fault("version-mismatch"))
     assert status == 3
     assert "error: the --against harness is unusable" in capsys.readouterr().out
+
+
+def test_reference_verdict_names_the_side_the_reference_agrees_with() -> None:
+    three, four = {"result": {"streak": 3}}, {"result": {"streak": 4.0}}
+    error = {"error": "canonicalization"}
+    verdict = fuzz.reference_verdict
+    assert (
+        verdict(2, three, three, four)
+        == "at step 2 the reference agrees with the --against harness"
+    )
+    assert verdict(2, four, three, {"result": {"streak": 4}}) == (
+        "at step 2 the reference agrees with the --port harness"  # 4 and 4.0: the same double
+    )
+    assert verdict(0, error, three, four) == (
+        'at step 0 the reference agrees with neither: it expects {"error": "canonicalization"}'
+    )
+    assert "neither" in verdict(1, three, four, None)
