@@ -297,15 +297,16 @@ def make_vector(family: str, shape: str, transcript: dict[str, Any]) -> vformat.
 
 
 def write_vector(
-    out: Path,
-    family: str,
-    vector: vformat.Vector,
-    description: str = "minimal transcripts where a port disagreed with the reference",
+    out: Path, family: str, vector: vformat.Vector, description: str | None = None
 ) -> Path:
     """Add ``vector`` to ``<out>/curated/fuzz-<family>.json`` (created if needed).
 
-    ``description`` (the file's) is followed by `` (<family>)``.
+    ``description`` (the file's, default: a port disagreed with the reference)
+    is followed by `` (<family>)``. Raises
+    :class:`~doomloop_kit.vectorset.files.VectorFormatError`, writing nothing,
+    when the file would not be valid.
     """
+    description = description or "minimal transcripts where a port disagreed with the reference"
     path = out / "curated" / f"fuzz-{family}.json"
     if path.exists():
         existing = vformat.load_vector_file(path)
@@ -428,15 +429,18 @@ def _report(
     out.vector(outcome, Counter())
     for note in finding.notes:
         out.note(note)
+    name, description = family, None
     if against:
         name = f"{AGAINST_FAMILY_PREFIX}{family}"
         description = (
             "minimal transcripts where two harnesses differed; each vector's description "
             "says whose answers it expects"
         )
+    try:
         path = write_vector(args.out, name, outcome.vector, description)
-    else:
-        path = write_vector(args.out, family, outcome.vector)
+    except vformat.VectorFormatError as error:  # a bad file there, or an invalid vector
+        out.note(f"error: the minimal transcript above was not written: {error}")
+        return
     out.note(
         f"wrote {path} (vector {outcome.vector.id}); expectations are "
         f"{finding.expectations}, ready to commit"

@@ -172,3 +172,16 @@ def test_reference_verdict_names_the_side_the_reference_agrees_with() -> None:
         'at step 0 the reference agrees with neither: it expects {"error": "canonicalization"}'
     )
     assert "neither" in verdict(1, three, four, None)
+
+
+def test_a_bad_vector_file_in_the_way_is_reported_and_kept(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    in_the_way = tmp_path / "curated" / "fuzz-against-superset.json"
+    in_the_way.parent.mkdir()
+    in_the_way.write_text("{not json", encoding="utf-8")
+    assert _superset(tmp_path, support.mutant(MUTANT), _built(GO_PORT)) == 1
+    out = capsys.readouterr().out
+    assert "superset: MISMATCH between the --port and --against harnesses" in out
+    assert f"error: the minimal transcript above was not written: {in_the_way}: $: not JSON" in out
+    assert in_the_way.read_text(encoding="utf-8") == "{not json"
