@@ -383,7 +383,9 @@ def run(args: argparse.Namespace) -> int:
                 f"per family, seed {args.seed}; the {AGAINST} harness's answers are the "
                 "expectations"
             )
-            out.note(f"features left out: {_features_left_out(port, against)}")
+            out.note(
+                f"features left out (one side only, not drawn): {_features_left_out(port, against)}"
+            )
         for family in families:
             before = fuzzer.examples
             finding = fuzzer.fuzz_family(family)
