@@ -23,7 +23,7 @@ COMMANDS: dict[tuple[str, ...], tuple[str, str]] = {
     ),
     ("conformance", "fuzz"): (
         "doomloop_kit.conformance.fuzz",
-        "differential fuzzing of a port against the reference",
+        "differential fuzzing of a port against the reference (or another harness: --against)",
     ),
     ("replay",): (
         "doomloop_kit.replay.cli",

@@ -133,6 +133,40 @@ class VectorRun:
         op = self.vector.steps[step].op if step is not None else None
         return self._errored(fault.cause, fault.message, fault.stderr, step, op, fault=True)
 
+    def answers(self) -> list[dict[str, Any] | None]:
+        """Each step's answer in the form of a vector expectation (spec/vectors.md#expect).
+
+        ``{"result": <normative result>}``, or ``{"error": code}`` for a code a
+        vector may expect; None where the step got no answer or a harness-side
+        error. Call once the run has finished without a fault.
+        """
+        found: list[dict[str, Any] | None] = []
+        for step, exchange in zip(self.vector.steps, self.step_exchange, strict=True):
+            response = None if exchange is None else exchange.response
+            if response is None:
+                found.append(None)
+            elif "error" not in response:
+                found.append(
+                    {"result": oracle.normative(_answering_op(step.op), response["result"])}
+                )
+            elif _expected_outcome(response["error"], step.op):
+                error = response["error"]
+                found.append(oracle.error_expectation(error["code"], error["message"]))
+            else:
+                found.append(None)
+        return found
+
+    def judge(self, vector: vformat.Vector) -> Outcome:
+        """This finished run judged against the expectations of ``vector`` instead.
+
+        ``vector`` has the same steps and inputs, other expectations (for
+        example :meth:`answers` of another harness); the harness is not asked again.
+        """
+        if [step.request() for step in vector.steps] != [s.request() for s in self.vector.steps]:
+            raise ValueError(f"{vector.id}: not the steps of {self.vector.id}")
+        self.vector = vector
+        return self.finish()
+
     def owns(self, exchange: Exchange | None) -> bool:
         return exchange is not None and any(mine is exchange for mine in self.exchanges)
 
@@ -197,7 +231,7 @@ class VectorRun:
             op = step.op
             if "error" in response:
                 code, message = response["error"]["code"], response["error"]["message"]
-                if code not in oracle.EXPECTED_ERRORS or op == vformat.RESUME_OP:
+                if not _expected_outcome(response["error"], op):
                     return self._errored(f"error-{code}", message, [], index, op)
                 reason = _error_mismatch(step.expect, code, message)
                 if reason is None:
@@ -211,9 +245,7 @@ class VectorRun:
                     {"error": code, "message": message},
                     exchange,
                 )
-            result = oracle.normative(
-                "getState" if op == vformat.RESUME_OP else op, response["result"]
-            )
+            result = oracle.normative(_answering_op(op), response["result"])
             if step.expects_error is not None:
                 return self._failed(
                     index,
@@ -299,6 +331,11 @@ class VectorRun:
         )
 
 
+def _answering_op(op: str) -> str:
+    """The operation whose answer a step's result is (``resume`` is answered by ``getState``)."""
+    return "getState" if op == vformat.RESUME_OP else op
+
+
 def _same_text(expected: Any, actual: Any) -> bool:
     """A fast sufficient test of equality: the same sorted JSON text.
 
@@ -328,6 +365,12 @@ def _clip(text: str) -> str:
 def run_vector(harness: Connection, vector: vformat.Vector, file: str) -> Outcome:
     """Run one vector on a live harness (raises nothing the harness can cause)."""
     return VectorRun(harness, vector, file).run()
+
+
+def _expected_outcome(error: Mapping[str, Any], op: str) -> bool:
+    """An error that is an outcome of the operation, compared like a result (PROT-20);
+    a ``resume`` step has none."""
+    return error["code"] in oracle.EXPECTED_ERRORS and op != vformat.RESUME_OP
 
 
 def _error_mismatch(expect: Mapping[str, Any], code: str, message: str) -> str | None:

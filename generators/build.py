@@ -46,11 +46,8 @@ def _inputs(step: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def expected_error(error: oracle.OpError) -> dict[str, Any]:
-    """The expectation of a step that fails with an expected outcome (spec/vectors.md#expect):
-    ``canonicalization`` with its exact message (CAN-35), ``type-error`` alone (PROT-23)."""
-    if error.code == "canonicalization":
-        return {"error": error.code, "message": str(error)}
-    return {"error": error.code}
+    """The expectation of a step that fails with an expected outcome (spec/vectors.md#expect)."""
+    return oracle.error_expectation(error.code, str(error))
 
 
 def expectations(transcript: Transcript, features: Iterable[str] = ()) -> list[dict[str, Any]]:

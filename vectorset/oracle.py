@@ -39,6 +39,14 @@ EXPECTED_ERRORS: Final = ("canonicalization", "type-error")
 """Error codes that are an expected outcome, compared like results (PROT-20, PROT-23)."""
 
 
+def error_expectation(code: str, message: str) -> dict[str, str]:
+    """The expectation of a step that fails with an expected outcome (spec/vectors.md#expect):
+    ``canonicalization`` with its exact message (CAN-35), ``type-error`` alone (PROT-23)."""
+    if code == "canonicalization":
+        return {"error": code, "message": message}
+    return {"error": code}
+
+
 class OpError(Exception):
     """An operation that ends in an error response; ``code`` is on the wire."""
 
