@@ -45,7 +45,19 @@ class _Version(argparse.Action):
         parser.exit()
 
 
-def build_parser() -> argparse.ArgumentParser:
+def _asked_for(argv: Sequence[str]) -> tuple[str, ...]:
+    """The command path ``argv`` names (its leading words that are command names)."""
+    words = [word for word in argv if not word.startswith("-")]
+    return next(
+        (path for path in COMMANDS if tuple(words[: len(path)]) == path),
+        tuple(words[:1]),
+    )
+
+
+def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """The parser of every command, or, given ``argv``, with the arguments of the
+    command ``argv`` names only (the others keep their name and help)."""
+    wanted = None if argv is None else _asked_for(argv)
     parser = argparse.ArgumentParser(prog="doomloop-kit", description=__doc__)
     parser.add_argument("--version", action=_Version)
     groups = parser.add_subparsers(dest="group", required=True, metavar="GROUP")
@@ -60,6 +72,10 @@ def build_parser() -> argparse.ArgumentParser:
             )
         if name:
             sub = group_parsers[group].add_parser(name[0], help=help_text, description=help_text)
+        if wanted is not None and wanted != (group, *name):
+            # not asked for, so never parsed: a `conformance run` does not pay for
+            # importing the generators (Hypothesis) or the fuzzer
+            continue
         try:
             module = importlib.import_module(module_name)
         except ModuleNotFoundError as error:
@@ -82,7 +98,8 @@ def _unavailable(command: str) -> Callable[[argparse.Namespace], int]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    words = sys.argv[1:] if argv is None else argv
+    args = build_parser(words).parse_args(words)
     result: int = args._run(args)
     return result
 
