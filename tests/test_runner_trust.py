@@ -389,6 +389,24 @@ def test_a_warm_run_validates_nothing_and_a_one_vector_run_parses_one_file(
     assert parsed == ["curated/text.json"]
 
 
+def test_the_run_command_imports_neither_hypothesis_nor_the_fuzzer() -> None:
+    # a fresh interpreter: this test process has imported both long ago
+    probe = (
+        "import sys\n"
+        "from doomloop_kit.conformance import cli\n"
+        "cli.build_parser(['conformance', 'run', '--port', 'x'])\n"
+        "heavy = ('hypothesis', 'doomloop_kit.conformance.fuzz', 'doomloop_kit.generators')\n"
+        "print(sorted(name for name in heavy if name in sys.modules))\n"
+    )
+    found = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True
+    ).stdout
+    assert found.strip() == "[]"
+    with pytest.raises(SystemExit) as exit_info:  # the other commands still parse
+        cli.main(["conformance", "fuzz", "--port", "x", "--examples", "nan"])
+    assert exit_info.value.code == 2
+
+
 # -- shape ---------------------------------------------------------------------------------
 
 
