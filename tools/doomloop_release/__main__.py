@@ -82,7 +82,9 @@ def build(root: Path, version: str, now: record.Record, reports: Path | None) ->
     (root / SCRATCH).mkdir(exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix=f"release-{version}-", dir=root / SCRATCH))
     try:
-        failures = artefacts.run_all(artefacts.jobs(root, work, now.specification, reports))
+        jobs = artefacts.jobs(root, work, now.specification, reports)
+        failures = artefacts.run_all(jobs)
+        _say(", ".join(f"{job.name} {job.seconds:.0f}s" for job in jobs))
         for failure in failures:
             _say(f"{failure.job} failed (exit {failure.status}): {failure.command}")
             print(failure.output[-4000:], file=sys.stderr)

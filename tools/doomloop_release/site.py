@@ -35,8 +35,10 @@ def _has_branch(repository: Path, branch: str) -> bool:
 
 def environment(site_dir: Path, reports: Path | None) -> dict[str, str]:
     """The environment of a strict site build into ``site_dir``, committed by mike."""
+    bin_dir = str(Path(sys.executable).parent)  # mike runs the mkdocs found on PATH
     env = {
         **os.environ,
+        "PATH": os.pathsep.join([bin_dir, os.environ.get("PATH", "")]),
         "NO_MKDOCS_2_WARNING": "1",
         "DOOMLOOP_SITE_DIR": str(site_dir),
         "DOOMLOOP_DOCS_STRICT": "true",
