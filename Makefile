@@ -105,12 +105,10 @@ docs-serve: install
 
 # The versioned site (mike): this specification version as a folder of the LOCAL
 # gh-pages branch, `latest` moved to it, the site root sent to `latest`. Never pushed.
-SPEC_VERSION = $(shell sed -n 's/^Version: \*\*\([^*]*\)\*\*.*/\1/p' spec/README.md)
-SITE_ENV     := NO_MKDOCS_2_WARNING=1 DOOMLOOP_DOCS_STRICT=true DOOMLOOP_DOCS_REPORTS=$(REPORTS)
+RELEASE_TOOL := PYTHONPATH=tools:docs/hooks $(BIN)/python -m doomloop_release
 
 docs-deploy: conformance-reports
-	$(SITE_ENV) $(BIN)/mike deploy --update-aliases $(SPEC_VERSION) latest
-	$(BIN)/mike set-default latest
+	$(RELEASE_TOOL).site --reports $(REPORTS)
 
 # Serves every version of the local gh-pages branch, with the version selector.
 docs-versions: install
@@ -123,4 +121,4 @@ docs-versions: install
 # (tools/doomloop_release; the policy is in docs/versioning.md). Publishes nothing.
 release: install conformance-reports
 	@test -n "$(VERSION)" || { echo "usage: make release VERSION=x.y.z" >&2; exit 2; }
-	PYTHONPATH=tools:docs/hooks $(BIN)/python -m doomloop_release $(VERSION) --reports $(REPORTS)
+	$(RELEASE_TOOL) $(VERSION) --reports $(REPORTS)

@@ -8,6 +8,7 @@ good release writes every artefact into dist/VERSION/ and its record.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import subprocess
 import sys
@@ -284,10 +285,15 @@ def test_a_release_of_a_clone_builds_every_artefact(repository: Path) -> None:
     assert recorded == (dist / "release.json").read_bytes()
     released = record.load(repository / "releases" / f"{VERSION}.json")
     assert released.specification == spec_version and len(released.vectors) > 2000
-    sums = dict(
-        reversed(line.split("  ")) for line in (dist / "SHA256SUMS").read_text().splitlines()
-    )
+    sums = {
+        name: digest
+        for digest, name in (
+            line.split("  ") for line in (dist / "SHA256SUMS").read_text().splitlines()
+        )
+    }
     assert set(sums) == set(names) - {"SHA256SUMS"}
+    for name, digest in sums.items():
+        assert hashlib.sha256((dist / name).read_bytes()).hexdigest() == digest, name
     # the checkout's own branches are untouched, nothing is left in the scratch folder
     assert git(repository, "branch", "--list", "gh-pages") == ""
     assert list((repository / ".artifacts").glob("release-*")) == []

@@ -5,16 +5,21 @@ the ``latest`` alias to it and keeps ``versions.json`` (read by the version
 selector). The release must not touch the checkout's own branches, so it works
 in a scratch repository: the checkout's gh-pages (if any) is fetched into it,
 the new version is deployed there, and the branch is archived. ``make
-docs-deploy`` is the same deployment into the checkout's own gh-pages branch.
-Nothing is ever pushed.
+docs-deploy`` (``python -m doomloop_release.site``) is the same deployment
+into the checkout's own gh-pages branch. Nothing is ever pushed.
 """
 
 from __future__ import annotations
 
+import argparse
 import os
 import subprocess
 import sys
+import tempfile
+from collections.abc import Sequence
 from pathlib import Path
+
+from . import record
 
 BRANCH = "gh-pages"
 ALIAS = "latest"
@@ -76,3 +81,35 @@ def build_commands(root: Path, version: str, archive: Path) -> list[list[str]]:
     commands += deploy_commands(root / "mkdocs.yml", version, message)
     commands.append(["git", "archive", "--format=tar.gz", "-o", str(archive), BRANCH])
     return commands
+
+
+def deploy(root: Path, reports: Path | None) -> int:
+    """Deploy the specification version of ``root`` into its own gh-pages branch."""
+    version = record.spec_version(root)
+    head = subprocess.run(
+        ["git", "-C", str(root), "rev-parse", "--short", "HEAD"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    with tempfile.TemporaryDirectory(prefix="doomloop-site-") as site_dir:
+        env = environment(Path(site_dir), reports)
+        message = f"Specification {version}, site of commit {head}"
+        for command in deploy_commands(root / "mkdocs.yml", version, message):
+            done = subprocess.run(command, cwd=root, env=env, stdin=subprocess.DEVNULL)
+            if done.returncode != 0:
+                return done.returncode
+    print(f"site: specification {version} is in the local {BRANCH} branch, as {ALIAS}")
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="doomloop_release.site", description=deploy.__doc__)
+    parser.add_argument("--root", type=Path, default=Path("."), help="the checkout (default .)")
+    parser.add_argument("--reports", type=Path, help="conformance reports for the matrix")
+    args = parser.parse_args(argv)
+    return deploy(args.root.resolve(), args.reports)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
