@@ -149,6 +149,9 @@ def test_both_versions_are_listed_and_latest_is_the_new_one(sites: Versions) -> 
     assert (pages / "latest").is_symlink()
     assert (pages / "latest").resolve() == (pages / sites.new).resolve()
     assert "latest/" in (pages / "index.html").read_text(encoding="utf-8")
+    for version in (sites.old, sites.new):  # the version selector of mkdocs-material
+        page = (pages / version / "index.html").read_text(encoding="utf-8")
+        assert '"version": {"alias": true, "default": "latest", "provider": "mike"}' in page
 
 
 def test_the_old_version_is_unchanged_by_the_new_one(sites: Versions) -> None:
