@@ -232,7 +232,7 @@ def test_a_failed_build_leaves_dist_as_it_was(repository: Path) -> None:
     assert "release: npm failed" in done.stderr
     assert "nothing was written to dist/" in done.stderr
     assert [p.name for p in earlier.iterdir()] == ["from-an-earlier-run.txt"]
-    assert not (repository / "releases").exists()
+    assert not (repository / "releases" / f"{VERSION}.json").exists()
     assert list((repository / ".artifacts").glob("release-*")) == []
 
 
