@@ -96,9 +96,15 @@ def build(root: Path, version: str, now: record.Record, reports: Path | None) ->
         (out / SUMS_FILE).write_text(_sums(out), encoding="utf-8")
         final = root / DIST / version
         final.parent.mkdir(exist_ok=True)
+        replaced = work / "replaced"
         if final.exists():
-            final.rename(work / "replaced")
-        out.rename(final)
+            final.rename(replaced)
+        try:
+            out.rename(final)
+        except OSError:
+            if replaced.exists():  # put the earlier build back before the scratch goes
+                replaced.rename(final)
+            raise
         return final
     finally:
         shutil.rmtree(work, ignore_errors=True)

@@ -25,7 +25,7 @@ import threading
 import time
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from . import site
@@ -37,7 +37,6 @@ class Job:
     commands: list[list[str]]
     cwd: Path
     env: Mapping[str, str] | None = None
-    log: list[str] = field(default_factory=list)
     seconds: float = 0.0
 
 
@@ -136,7 +135,6 @@ class _Runs:
             with self.lock:
                 self.running.discard(process)
                 stopped = self.failed
-            job.log.append(output)
             if process.returncode != 0:
                 if stopped:
                     return None
