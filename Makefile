@@ -15,7 +15,7 @@ IN_TREE_REPORTS := $(REPORTS)/in-tree
 # Every Python package (checked by lint and typecheck); mypy sees them under
 # doomloop_kit.* through a tree of symbolic links, as the installed package names them.
 PY_PACKAGES := reference generators conformance vectorset engine replay
-PY_CHECKED  := $(PY_PACKAGES) tests benchmarks docs/hooks
+PY_CHECKED  := $(PY_PACKAGES) tests benchmarks docs/hooks tools
 MYPY_TREE   := .artifacts/mypy
 
 PORT_PYTHON := $(BIN)/python -m doomloop_kit.conformance.harnesses.python_reference
@@ -23,7 +23,8 @@ PORT_TS     := node ports/typescript/dist/harness.js
 PORT_GO     := ports/go/bin/doomloop-harness
 
 .PHONY: install ports port-typescript port-go conformance conformance-reports test lint \
-        typecheck vectors-check test-typescript test-go pytest docs docs-serve
+        typecheck vectors-check test-typescript test-go pytest docs docs-serve docs-deploy \
+        docs-versions release
 
 # -- installation -------------------------------------------------------------
 
@@ -76,7 +77,7 @@ typecheck: install
 	touch $(MYPY_TREE)/doomloop_kit/__init__.py
 	for package in $(PY_PACKAGES); do ln -s ../../../$$package $(MYPY_TREE)/doomloop_kit/$$package; done
 	MYPYPATH=$(MYPY_TREE) $(BIN)/mypy --strict -p doomloop_kit
-	MYPYPATH=$(MYPY_TREE):tests:docs/hooks $(BIN)/mypy --strict tests benchmarks docs/hooks
+	MYPYPATH=$(MYPY_TREE):tests:docs/hooks:tools $(BIN)/mypy --strict tests benchmarks docs/hooks tools
 
 vectors-check: install
 	$(KIT) vectors regenerate --check
@@ -106,3 +107,23 @@ docs: conformance-reports
 
 docs-serve: install
 	NO_MKDOCS_2_WARNING=1 DOOMLOOP_DOCS_REPORTS=$(REPORTS) $(BIN)/mkdocs serve
+
+# The versioned site (mike): this specification version as a folder of the LOCAL
+# gh-pages branch, `latest` moved to it, the site root sent to `latest`. Never pushed.
+RELEASE_TOOL := PYTHONPATH=tools:docs/hooks $(BIN)/python -m doomloop_release
+
+docs-deploy: conformance-reports
+	$(RELEASE_TOOL).site --reports $(REPORTS)
+
+# Serves every version of the local gh-pages branch, with the version selector.
+docs-versions: install
+	$(BIN)/mike serve
+
+# -- the release ------------------------------------------------------------------
+
+# Checks, then builds the wheel, the sdist, the npm tarball, the Go tags and the
+# versioned site into dist/$(VERSION)/ and writes releases/$(VERSION).json
+# (tools/doomloop_release; the policy is in docs/versioning.md). Publishes nothing.
+release: install conformance-reports
+	@test -n "$(VERSION)" || { echo "usage: make release VERSION=x.y.z" >&2; exit 2; }
+	$(RELEASE_TOOL) $(VERSION) --reports $(REPORTS)

@@ -4,6 +4,10 @@ A statement is written in spec/*.md as ``<a id="MON-07"></a>**MON-07** text``
 at the start of a line (a paragraph or a list item). This module finds them
 (with the section each sits in), turns each one into a permalink on the page,
 and writes the generated "Index of statement ids" page.
+
+A withdrawn statement keeps its id and its place; its text opens with an
+emphasised *Withdrawn* (``**ENG-07** *Withdrawn in 2.0.0; replaced by …*``).
+Its permalink is marked ``data-status="withdrawn"``, and the index says so.
 """
 
 from __future__ import annotations
@@ -16,6 +20,8 @@ from .util import md_cell
 
 STATEMENT = re.compile(r'<a id="(?P<id>[A-Z][A-Z0-9]*-[0-9]{2,3})"></a>\*\*(?P=id)\*\*')
 HEADING = re.compile(r"^(#{1,6})\s+(?P<title>.*?)\s*(?:\{#(?P<anchor>[^}\s]+)\})?\s*$")
+WITHDRAWN = re.compile(r"\s*[*_]{1,2}\(?Withdrawn\b")
+"""What follows the id of a withdrawn statement (checked right after the id)."""
 _FENCE = re.compile(r"^\s*(```|~~~)")
 _LINK = re.compile(r"\[([^\]]*)\]\([^)]*\)")
 _TAGS = re.compile(r"<[^>]+>")
@@ -30,6 +36,7 @@ class Statement:
     section_anchor: str | None
     text: str
     """The statement's text as plain-ish Markdown (links reduced to their text)."""
+    withdrawn: bool = False
 
     @property
     def prefix(self) -> str:
@@ -130,21 +137,34 @@ def parse(spec_dir: Path) -> SpecIndex:
                     section_title=section_title,
                     section_anchor=section_anchor,
                     text=statement_text(lines, number, match.start()),
+                    withdrawn=is_withdrawn(line, match.end()),
                 )
         index.anchors[src_uri] = anchors
         index.titles.setdefault(src_uri, path.stem)
     return index
 
 
+def is_withdrawn(text: str, end: int) -> bool:
+    """Whether the statement whose id marker ends at ``end`` of ``text`` is withdrawn."""
+    return WITHDRAWN.match(text, end) is not None
+
+
 def add_permalinks(markdown: str) -> str:
-    """Make each statement's id a link to itself (its permalink)."""
-    return STATEMENT.sub(
-        lambda m: (
-            f'<a id="{m["id"]}" class="dl-stmt" href="#{m["id"]}" '
-            f'title="Permanent link to {m["id"]}">**{m["id"]}**</a>'
-        ),
-        markdown,
-    )
+    """Make each statement's id a link to itself (its permalink); mark the withdrawn ones."""
+
+    def link(m: re.Match[str]) -> str:
+        sid = m["id"]
+        status, note = (
+            (' data-status="withdrawn"', " (withdrawn)")
+            if is_withdrawn(markdown, m.end())
+            else ("", "")
+        )
+        return (
+            f'<a id="{sid}" class="dl-stmt" href="#{sid}"{status} '
+            f'title="Permanent link to {sid}{note}">**{sid}**</a>'
+        )
+
+    return STATEMENT.sub(link, markdown)
 
 
 def _id_key(sid: str) -> tuple[str, int]:
@@ -195,8 +215,10 @@ def index_page(index: SpecIndex, citations: dict[str, list[str]]) -> str:
             if s.section_anchor:
                 section = f"[{section}]({s.src_uri}#{s.section_anchor})"
             count = len(citations.get(s.id, []))
+            mark = " *(withdrawn)*" if s.withdrawn else ""
             out.append(
-                f"| [{s.id}]({s.src_uri}#{s.id}) | {section} | {md_cell(s.summary())} | {count} |"
+                f"| [{s.id}]({s.src_uri}#{s.id}){mark} | {section} | {md_cell(s.summary())} "
+                f"| {count} |"
             )
         out.append("")
     return "\n".join(out) + "\n"
