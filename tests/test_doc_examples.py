@@ -75,6 +75,10 @@ def test_doc_example_runs_and_passes(
             words = words[: words.index(operator)]
     if "--port" in words:
         words[words.index("--port") + 1] = _port()
+    if "--expected-failures" in words:  # the docs name files of the checkout (a profile)
+        index = words.index("--expected-failures") + 1
+        if (REPO / words[index]).is_file():
+            words[index] = str(REPO / words[index])
     monkeypatch.chdir(tmp_path)
     (tmp_path / "known.txt").write_text("")
     if "--help" in words:
@@ -86,4 +90,5 @@ def test_doc_example_runs_and_passes(
     out = capsys.readouterr().out
     assert status == 0, f"{where}: {out[-2000:]}"
     last = out.rstrip().splitlines()[-1]
-    assert re.fullmatch(r"[1-9]\d* passed, 0 failed, 0 skipped", last), f"{where}: {last}"
+    # skipped vectors need a feature the port does not declare (the Go port: js-coercion)
+    assert re.fullmatch(r"[1-9]\d* passed, 0 failed, \d+ skipped", last), f"{where}: {last}"
