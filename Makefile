@@ -95,7 +95,7 @@ test-go:
 
 # The docs tests build the site from the conformance reports, then drive Chromium.
 pytest: install conformance-reports
-	DOOMLOOP_DOCS_REPORTS=$(REPORTS) $(BIN)/python -m pytest \
+	DOOMLOOP_DOCS_REPORTS=$(REPORTS) $(BIN)/python -m pytest --durations=15 \
 		--cov=doomloop_kit.reference --cov-branch --cov-fail-under=95
 
 test: lint typecheck vectors-check test-typescript test-go pytest
