@@ -38,6 +38,7 @@ import (
 	"go/parser"
 	"go/token"
 	"go/types"
+	"hash/fnv"
 	"io"
 	"os"
 	"os/exec"
@@ -86,6 +87,7 @@ var (
 	list     = flag.Bool("list", false, "list the mutants and exit")
 	timeout  = flag.Duration("timeout", 90*time.Second, "time limit of one mutant's build and replay")
 	progress = flag.Int("progress", 25, "print a progress line every N mutants")
+	resume   = flag.Bool("resume", false, "keep the outcomes already in the results file and judge only the others")
 )
 
 func main() {
@@ -118,10 +120,25 @@ func main() {
 	fmt.Printf("clean port: %d vectors pass, %d fail (they judge no mutant) in %.1f s; %d mutants\n",
 		len(clean.passed), len(clean.failed), cleanSeconds, len(mutants))
 
+	// Run in a fixed pseudo-random order, so that an interrupted job has judged a
+	// uniform sample; -resume continues it from the results file.
+	order := append([]Mutant{}, mutants...)
+	sort.SliceStable(order, func(a, b int) bool { return keyHash(order[a]) < keyHash(order[b]) })
+	done := map[string]Outcome{}
+	spent := 0.0
+	if *resume && !trial {
+		done, spent = previous(*out, len(clean.passed))
+		fmt.Printf("resuming: %d mutants already judged\n", len(done))
+	}
 	sources := map[string][]byte{}
-	var outcomes []Outcome
 	counts := map[string]int{}
-	for i, m := range mutants {
+	for _, o := range done {
+		counts[o.Status]++
+	}
+	for i, m := range order {
+		if _, ok := done[key(m)]; ok {
+			continue
+		}
 		src, ok := sources[m.File]
 		if !ok {
 			src, err = os.ReadFile(filepath.Join(port, m.File))
@@ -129,17 +146,65 @@ func main() {
 			sources[m.File] = src
 		}
 		o := judge(port, tmp, src, m, clean)
-		outcomes = append(outcomes, o)
+		done[key(m)] = o
 		counts[o.Status]++
-		if (i+1)%*progress == 0 || i+1 == len(mutants) {
-			fmt.Printf("%d/%d %v %.0f s\n", i+1, len(mutants), counts, time.Since(started).Seconds())
+		if (i+1)%*progress == 0 || i+1 == len(order) {
+			fmt.Printf("%d/%d %v %.0f s\n", i+1, len(order), counts, time.Since(started).Seconds())
 		}
 		if o.Status == "survived" {
 			fmt.Printf("  survived %s:%d:%d %s %q -> %q: %s\n", m.File, m.Line, m.Col, m.Operator, m.Original, m.Mutated, m.Code)
 		}
+		if !trial {
+			write(port, mutants, done, clean, cleanSeconds, spent+time.Since(started).Seconds())
+		}
 	}
-	if trial {
-		return
+	if !trial {
+		fmt.Printf("wrote %s\n", *out)
+	}
+}
+
+func key(m Mutant) string {
+	return fmt.Sprintf("%s:%d:%d %s %s", m.File, m.Line, m.Col, m.Operator, m.Mutated)
+}
+
+func keyHash(m Mutant) uint64 {
+	h := fnv.New64a()
+	h.Write([]byte(key(m)))
+	return h.Sum64()
+}
+
+// previous reads the outcomes of an earlier run of the same job (same clean
+// replay) from the results file.
+func previous(path string, cleanPassed int) (map[string]Outcome, float64) {
+	done := map[string]Outcome{}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return done, 0
+	}
+	var old struct {
+		CleanPassed int       `json:"clean_passed"`
+		Wall        float64   `json:"wall_seconds"`
+		Outcomes    []Outcome `json:"outcomes"`
+	}
+	check(json.Unmarshal(data, &old))
+	if old.CleanPassed != cleanPassed {
+		fmt.Println("the earlier results judged another clean replay: starting over")
+		return done, 0
+	}
+	for _, o := range old.Outcomes {
+		done[key(o.Mutant)] = o
+	}
+	return done, old.Wall
+}
+
+// write replaces the results file (atomically) with every outcome so far, in
+// source order.
+func write(port string, mutants []Mutant, done map[string]Outcome, clean run, cleanSeconds, wall float64) {
+	var outcomes []Outcome
+	for _, m := range mutants {
+		if o, ok := done[key(m)]; ok {
+			outcomes = append(outcomes, o)
+		}
 	}
 	report := map[string]any{
 		"tool":          "tests/mutation/gomutate (own operator set, Gremlins' operator names + 3 of Cosmic Ray's)",
@@ -148,16 +213,19 @@ func main() {
 		"clean_passed":  len(clean.passed),
 		"clean_failed":  clean.failed,
 		"clean_seconds": round(cleanSeconds),
-		"wall_seconds":  round(time.Since(started).Seconds()),
+		"wall_seconds":  round(wall),
 		"workers":       1,
 		"mutated_files": mutatedFiles(port),
+		"mutants":       len(mutants),
+		"complete":      len(outcomes) == len(mutants),
 		"outcomes":      outcomes,
 	}
 	data, err := json.MarshalIndent(report, "", "  ")
 	check(err)
 	check(os.MkdirAll(filepath.Dir(*out), 0o755))
-	check(os.WriteFile(*out, append(data, '\n'), 0o644))
-	fmt.Printf("wrote %s\n", *out)
+	part := *out + ".part"
+	check(os.WriteFile(part, append(data, '\n'), 0o644))
+	check(os.Rename(part, *out))
 }
 
 func round(x float64) float64 { return float64(int(x*10+0.5)) / 10 }
