@@ -81,11 +81,16 @@ typecheck: install
 vectors-check: install
 	$(KIT) vectors regenerate --check
 
+# test:package packs the npm package and uses it from a folder outside the checkout.
 test-typescript: port-typescript
 	npm test --prefix ports/typescript
+	npm run test:package --prefix ports/typescript
 
+# ports/go/harness is a module of its own (the public harness library): go test ./...
+# from ports/go does not enter it; its TestExternalModule builds a module outside.
 test-go:
 	cd ports/go && go vet ./... && go test ./...
+	cd ports/go/harness && go vet ./... && go test ./...
 
 # The docs tests build the site from the conformance reports, then drive Chromium.
 pytest: install conformance-reports

@@ -16,7 +16,7 @@ with that state, ``close`` of the old session).
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from typing import Any, Final
 
 from doomloop_kit.vectorset import files as vformat
@@ -24,12 +24,6 @@ from doomloop_kit.vectorset import oracle
 
 from .outcomes import HarnessError, Outcome, Status, WrongAnswer
 from .protocol import Connection, Exchange, HarnessFault
-
-EXPECTED_ERROR_CODES: Final = frozenset({"canonicalization", "type-error"})
-"""Error codes a vector may expect (an outcome of the operation, compared like a result).
-
-Every other code means the harness could not do what was asked: the vector errors.
-"""
 
 TRANSCRIPT_LINE_CHARS: Final = 2000
 
@@ -203,23 +197,18 @@ class VectorRun:
             op = step.op
             if "error" in response:
                 code, message = response["error"]["code"], response["error"]["message"]
-                if code not in EXPECTED_ERROR_CODES or op == vformat.RESUME_OP:
+                if code not in oracle.EXPECTED_ERRORS or op == vformat.RESUME_OP:
                     return self._errored(f"error-{code}", message, [], index, op)
-                if step.expects_error == code:
+                reason = _error_mismatch(step.expect, code, message)
+                if reason is None:
                     continue
-                expected = (
-                    step.expected_result
-                    if step.expects_error is None
-                    else {"error": step.expects_error}
-                )
-                wanted = "a result" if step.expects_error is None else f"error {step.expects_error}"
                 return self._failed(
                     index,
                     op,
                     "$",
-                    f"expected {wanted}, got error {code}",
-                    expected,
-                    {"error": code},
+                    reason,
+                    step.expect.get("result", step.expect),
+                    {"error": code, "message": message},
                     exchange,
                 )
             result = oracle.normative(
@@ -339,3 +328,16 @@ def _clip(text: str) -> str:
 def run_vector(harness: Connection, vector: vformat.Vector, file: str) -> Outcome:
     """Run one vector on a live harness (raises nothing the harness can cause)."""
     return VectorRun(harness, vector, file).run()
+
+
+def _error_mismatch(expect: Mapping[str, Any], code: str, message: str) -> str | None:
+    """Why an expected-outcome error (PROT-20, PROT-23) does not meet ``expect``;
+    None when it does. A canonicalization message is compared when the vector
+    gives one (PROT-22)."""
+    if "error" not in expect:
+        return f"expected a result, got error {code}"
+    if expect["error"] != code:
+        return f"expected error {expect['error']}, got error {code}"
+    if "message" in expect and expect["message"] != message:
+        return f"different {code} message"
+    return None

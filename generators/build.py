@@ -29,8 +29,8 @@ Transcript = Mapping[str, Any]
 """``{"option"?, "initialState"?, "steps": [...]}`` -- see the module docstring."""
 
 
-DECLARED_ONLY_FEATURES = frozenset({"json-own-members"})
-"""Features that mark an expectation rather than an input encoding (spec CONF-07)."""
+DECLARED_ONLY_FEATURES = frozenset({"json-own-members", "js-inherited-members"})
+"""Features that mark an expectation rather than an input encoding (spec CONF-11)."""
 
 
 class BuildError(ValueError):
@@ -45,8 +45,21 @@ def _inputs(step: Mapping[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in step.items() if k not in ("op", "expect")}
 
 
-def expectations(transcript: Transcript) -> list[dict[str, Any]]:
-    """The expectation of every step, computed by the reference (spec/vectors.md#expect)."""
+def expected_error(error: oracle.OpError) -> dict[str, Any]:
+    """The expectation of a step that fails with an expected outcome (spec/vectors.md#expect):
+    ``canonicalization`` with its exact message (CAN-35), ``type-error`` alone (PROT-23)."""
+    if error.code == "canonicalization":
+        return {"error": error.code, "message": str(error)}
+    return {"error": error.code}
+
+
+def expectations(transcript: Transcript, features: Iterable[str] = ()) -> list[dict[str, Any]]:
+    """The expectation of every step, computed by the reference (spec/vectors.md#expect).
+
+    ``features`` are the vector's declared features: ``js-inherited-members``
+    resolves field lists with JS ``in`` (KEY-23).
+    """
+    function_ops = oracle.function_ops(features)
     steps = transcript["steps"]
     option = transcript.get("option", ABSENT)
     monitor = None
@@ -69,13 +82,13 @@ def expectations(transcript: Transcript) -> list[dict[str, Any]]:
             elif op in MONITOR_OPS:
                 result = oracle.MONITOR_OPS[op](monitor, step)  # type: ignore[arg-type]
             elif op in FUNCTION_OPS:
-                result = oracle.FUNCTION_OPS[op](step)
+                result = function_ops[op](step)
             else:
                 raise BuildError(f"step {index}: unknown op {op!r}")
         except oracle.OpError as error:
-            if error.code != "canonicalization":
+            if error.code not in oracle.EXPECTED_ERRORS:
                 raise BuildError(f"step {index} ({op}): {error.code}: {error}") from error
-            result_list.append({"error": error.code})
+            result_list.append(expected_error(error))
             continue
         result_list.append({"result": oracle.normative(op, result)})
     return result_list
@@ -87,9 +100,15 @@ def features_of_transcript(transcript: Transcript) -> list[str]:
     for name in ("option", "initialState"):
         if name in transcript:
             found |= wire.features_of(transcript[name])
+    if "option" in transcript and wire.uses_js_coercion(
+        {"op": "create", "option": transcript["option"]}
+    ):
+        found.add("js-coercion")
     for step in transcript["steps"]:
         for value in _inputs(step).values():
             found |= wire.features_of(value)
+        if wire.uses_js_coercion(step):
+            found.add("js-coercion")
     return sorted(found)
 
 
@@ -127,15 +146,15 @@ def build_vector(
 ) -> Vector:
     """Run ``transcript`` through the reference and return the finished vector.
 
-    ``extra_features`` names features that no input encoding reveals; only
-    ``json-own-members`` (spec/features.md) is such a feature.
+    ``extra_features`` names features that no input encoding reveals:
+    ``json-own-members`` and ``js-inherited-members`` (spec/features.md).
     """
     if set(extra_features) - DECLARED_ONLY_FEATURES:
         raise BuildError(f"{id}: only {sorted(DECLARED_ONLY_FEATURES)} may be declared by hand")
     steps = list(transcript["steps"])
     if not steps:
         raise BuildError(f"{id}: a vector needs at least one step")
-    expects = expectations(transcript)
+    expects = expectations(transcript, extra_features)
     built = [
         Step(step["op"], _inputs(step), expect) for step, expect in zip(steps, expects, strict=True)
     ]

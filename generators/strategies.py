@@ -42,6 +42,7 @@ from hypothesis import strategies as _st
 from .steps import (
     INFINITY,
     NAN,
+    NEG_INFINITY,
     NEG_ZERO,
     UNDEFINED,
     bigint,
@@ -163,15 +164,21 @@ def ladders(draw: st.DrawFn, *, junk: bool = False) -> dict[str, Any]:
 
 @st.composite
 def escalations(draw: st.DrawFn, *, junk: bool = False) -> dict[str, Any]:
-    """An escalation config: a model and/or an advisor, maxEscalations 1..3 or absent."""
+    """An escalation config: a model and/or an advisor, maxEscalations 1..3 or absent.
+
+    A model or advisor is sometimes ``null``, which is still a mechanism (CFG-44);
+    with ``junk``, a member is sometimes ``undefined``, which is absent (CFG-46).
+    """
     config: dict[str, Any] = {}
     mechanism = draw(st.sampled_from(["model", "model", "advisor", "both", "none"]))
     if mechanism in ("model", "both"):
-        config["model"] = "strong-model"
+        config["model"] = draw(st.sampled_from(["strong-model", "strong-model", None]))
     if mechanism in ("advisor", "both"):
-        config["advisor"] = {"model": "advisor-model"}
+        config["advisor"] = draw(st.sampled_from([{"model": "advisor-model"}, None]))
     if mechanism == "none" and draw(st.booleans()):
         config["advisor"] = False
+    if junk and draw(st.integers(0, 3)) == 0:
+        config[draw(st.sampled_from(["model", "advisor"]))] = UNDEFINED
     cap = draw(st.sampled_from(["absent", 1, 1, 2, 3] + ([0, -2, 1.7, "3", None] if junk else [])))
     if cap != "absent":
         config["maxEscalations"] = cap
@@ -194,12 +201,25 @@ def options(
         option["escalation"] = draw(escalations())
     if text_options:
         option["text"] = {
-            "minRepeats": draw(st.integers(2, 4)),
-            "minCoveredTokens": draw(st.integers(2, 8)),
-            "maxPeriodTokens": draw(st.integers(1, 4)),
-            "maxWindowTokens": draw(st.sampled_from([8, 16, 400])),
+            "minRepeats": draw(text_number(st.integers(2, 4))),
+            "minCoveredTokens": draw(text_number(st.integers(2, 8))),
+            "maxPeriodTokens": draw(text_number(st.integers(1, 4))),
+            "maxWindowTokens": draw(text_number(st.sampled_from([8, 16, 400]))),
         }
     return option
+
+
+TEXT_NUMBER_EDGES: tuple[Any, ...] = (
+    0, NEG_ZERO, -1, -3, 0.5, 0.9999999999999999, 1.5, 2.5, 1e21, 2**53 + 1,
+    NAN, INFINITY, NEG_INFINITY, None, UNDEFINED,
+)  # fmt: skip
+"""Text option values at the edges of the domain: any double is core (TXT-17);
+null and undefined take the default (TXT-16)."""
+
+
+def text_number(usual: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
+    """A text option: usually from ``usual``, one time in four an edge value (TXT-17..TXT-20)."""
+    return st.one_of(usual, usual, usual, st.sampled_from(TEXT_NUMBER_EDGES))
 
 
 def _rounds_to_steps(
@@ -583,7 +603,12 @@ def text_transcripts(draw: st.DrawFn) -> tuple[str, Transcript]:
     if draw(st.integers(0, 2)) == 0:
         detect: dict[str, Any] = {"text": " ".join(phrase * draw(st.integers(1, 6)))}
         if draw(st.booleans()):
-            detect["options"] = {"minRepeats": 2, "minCoveredTokens": 2}
+            detect["options"] = {
+                "minRepeats": draw(text_number(st.just(2))),
+                "minCoveredTokens": draw(text_number(st.just(2))),
+                "maxPeriodTokens": draw(text_number(st.just(16))),
+                "maxWindowTokens": draw(text_number(st.just(400))),
+            }
         steps.append(op("detectTextRepetition", **detect))
     return f"text-{mode}", {"option": option, "steps": steps}
 
@@ -747,7 +772,7 @@ FAMILIES: dict[str, Family] = {
             unhashable_transcripts,
             90,
             20261111,
-            ("MON-08", "MON-13", "FP-03"),
+            ("MON-08", "MON-13", "FP-09"),
             "declared rounds with unhashable calls and fallbacks",
         ),
         Family(
@@ -755,7 +780,18 @@ FAMILIES: dict[str, Family] = {
             text_transcripts,
             300,
             20261112,
-            ("TXT-04", "TXT-09", "MON-41", "MON-43", "MON-45", "MON-48", "MON-51"),
+            (
+                "TXT-04",
+                "TXT-09",
+                "TXT-17",
+                "TXT-18",
+                "TXT-20",
+                "MON-41",
+                "MON-43",
+                "MON-45",
+                "MON-48",
+                "MON-51",
+            ),
             "text loops within one response and across steps",
         ),
         Family(
@@ -779,7 +815,7 @@ FAMILIES: dict[str, Family] = {
             option_transcripts,
             200,
             20261115,
-            ("CFG-08", "CFG-11", "CFG-24", "CFG-28", "CFG-30"),
+            ("CFG-08", "CFG-11", "CFG-24", "CFG-28", "CFG-30", "CFG-42"),
             "resolveOption on sane and junk configurations",
         ),
     ]

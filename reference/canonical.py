@@ -1,6 +1,6 @@
 """The canonical form of key material: RFC 8785 (JCS) as JavaScript makes it.
 
-Spec section 5 (CAN-01, CAN-20, CAN-21). The ``jcs`` package is used for what it gets right
+Spec section 5 (CAN-01..CAN-36). The ``jcs`` package is used for what it gets right
 -- ECMAScript number formatting and JSON string escaping -- and this module
 closes its measured gaps explicitly:
 
@@ -21,7 +21,7 @@ from typing import Final
 
 import jcs  # type: ignore[import-untyped]
 
-from . import utf16
+from . import messages, utf16
 from .jsvalues import UNDEFINED, JsBigInt, JsFunction, is_number, number_to_string, to_double
 
 MAX_CANONICALIZE_DEPTH: Final = 64
@@ -29,7 +29,7 @@ MAX_CANONICALIZE_DEPTH: Final = 64
 
 
 class CanonicalizationErrorKind(Enum):
-    """Why key material has no canonical form. The kind is informative (CAN-20)."""
+    """Why key material has no canonical form; each kind has its exact message (CAN-35)."""
 
     DEPTH = "depth"
     CIRCULAR = "circular"
@@ -38,22 +38,29 @@ class CanonicalizationErrorKind(Enum):
     UNSUPPORTED = "unsupported"
 
 
+_MESSAGES: Final = {
+    CanonicalizationErrorKind.DEPTH: messages.CANONICAL_DEPTH,
+    CanonicalizationErrorKind.CIRCULAR: messages.CANONICAL_CIRCULAR,
+    CanonicalizationErrorKind.NON_FINITE: messages.CANONICAL_NON_FINITE,
+    CanonicalizationErrorKind.BIGINT: messages.CANONICAL_BIGINT,
+}
+
+
 class CanonicalizationError(ValueError):
-    """Key material that RFC 8785 cannot represent (CAN-05, CAN-14, CAN-16, CAN-19)."""
+    """Key material that RFC 8785 cannot represent; ``str()`` is the SDK's message
+    (CAN-31..CAN-34). ``detail`` is for humans only."""
 
     def __init__(self, kind: CanonicalizationErrorKind, detail: str) -> None:
-        super().__init__(f"cannot canonicalize key material ({kind.value}): {detail}")
+        super().__init__(_MESSAGES.get(kind, f"Cannot canonicalize {detail}"))
         self.kind = kind
+        self.detail = detail
 
 
 _SURROGATE_SPLIT: Final = re.compile("([\ud800-\udfff])")
 
 
 def _string(text: str) -> str:
-    """A JSON string literal exactly as ``JSON.stringify`` writes it.
-
-    CAN-25, CAN-26, CAN-27, CAN-28.
-    """
+    """A JSON string literal exactly as ``JSON.stringify`` writes it (CAN-06, CAN-25..CAN-28)."""
     text = utf16.normalize(text)
     if not utf16.has_lone_surrogate(text):
         result: str = jcs.canonicalize(text, utf8=False)

@@ -1,8 +1,8 @@
 """Resolution of the ``doomLoop`` option into the monitor's configuration.
 
-Spec section 3 (CFG-01, CFG-26). Warnings are returned as data: a list of
-:class:`ConfigWarning` whose ``code`` is normative and whose ``message`` is
-for humans.
+Spec section 3. Warnings are returned as data: a list of
+:class:`ConfigWarning` whose ``message`` is the SDK's exact text (CFG-35..CFG-38)
+and whose ``code`` is derived from that message (CFG-34).
 """
 
 from __future__ import annotations
@@ -11,7 +11,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Final, Literal
 
-from .jsvalues import UNDEFINED, finite_number, js_floor
+from . import messages
+from .jsvalues import UNDEFINED, JsTypeError, finite_number, js_floor
 
 Rung = Literal["observe", "steer", "escalate", "block", "stop"]
 RUNGS: Final[tuple[Rung, ...]] = ("observe", "steer", "escalate", "block", "stop")
@@ -38,7 +39,7 @@ DEFAULT_TEXT_OPTIONS: Final[Mapping[str, object]] = {
 
 @dataclass(frozen=True)
 class Ladder:
-    """Resolved thresholds; ``False`` disables a rung (CFG-06, CFG-13)."""
+    """Resolved thresholds; ``False`` disables a rung (CFG-09, CFG-13)."""
 
     observe: Threshold = 2
     steer: Threshold = False
@@ -56,10 +57,10 @@ class Ladder:
 
 @dataclass(frozen=True)
 class TextOptions:
-    """Text-detection options, taken as given with no range sanitising (CFG-16, CFG-17).
+    """Text-detection options, taken as given with no range sanitising (CFG-16).
 
-    The monitor's behaviour is specified only for a boolean ``enabled`` and
-    positive integer numeric options; other values are kept as given.
+    Numbers are used as JS numbers (TXT-17); other values follow JS coercion
+    (CFG-45, TXT-22) and ``enabled`` JS truthiness (MON-59).
     """
 
     enabled: object = True
@@ -79,7 +80,7 @@ class TextOptions:
 
     @classmethod
     def from_json(cls, given: Mapping[str, object]) -> TextOptions:
-        """Each field as given when present and not null, else its default."""
+        """Each field as given unless absent, undefined or null (``??``, CFG-16, CFG-46)."""
         values = {
             name: given[name] if _present(given.get(name, UNDEFINED)) else default
             for name, default in DEFAULT_TEXT_OPTIONS.items()
@@ -95,7 +96,8 @@ class TextOptions:
 
 @dataclass(frozen=True)
 class EscalationConfig:
-    """The escalation mechanism with its budget resolved (CFG-23, CFG-24)."""
+    """The escalation mechanism with its budget resolved (CFG-23); a ``null``
+    model or advisor is present and kept (CFG-44)."""
 
     max_escalations: int
     model: object = UNDEFINED
@@ -127,27 +129,22 @@ class ResolvedConfig:
         }
 
 
-WarningCode = Literal[
-    "block-without-stop", "dead-rung", "escalation-rung-unconfigured", "escalation-unused"
-]
-
-
 @dataclass(frozen=True)
 class ConfigWarning:
-    """A resolution-time warning; ``code`` (and rung fields) are normative (CFG-26)."""
+    """A resolution-time warning: the SDK's exact ``message`` (CFG-35..CFG-38).
 
-    code: WarningCode
+    The wire form adds the ``code`` (and for a dead rung ``rung`` and
+    ``shadowedBy``) derived from the message alone (CFG-34).
+    """
+
     message: str
-    rung: Rung | None = None
-    shadowed_by: Rung | None = None
+
+    @property
+    def code(self) -> str:
+        return messages.warning_data(self.message)["code"]
 
     def to_json(self) -> dict[str, object]:
-        result: dict[str, object] = {"code": self.code}
-        if self.rung is not None:
-            result["rung"] = self.rung
-            result["shadowedBy"] = self.shadowed_by
-        result["message"] = self.message
-        return result
+        return dict(messages.warning_data(self.message))
 
 
 @dataclass(frozen=True)
@@ -164,8 +161,17 @@ def _object(value: object) -> Mapping[str, object] | None:
 
 
 def _present(value: object) -> bool:
-    """A member is present when it exists and is not null (CFG-16, CFG-20)."""
+    """A text option is given when it is neither absent, undefined nor null (CFG-16)."""
     return value is not UNDEFINED and value is not None
+
+
+def _member(value: object, name: str) -> object:
+    """``value.name`` as JS reads it: undefined for a missing member or a
+    non-object; a JS TypeError for ``null`` (CFG-41, CFG-42, CFG-43)."""
+    if value is None:
+        raise JsTypeError(f"Cannot read properties of null (reading '{name}')")
+    members = _object(value)
+    return UNDEFINED if members is None else members.get(name, UNDEFINED)
 
 
 def _threshold(given: object, default: Threshold) -> Threshold:
@@ -188,15 +194,10 @@ def resolve_ladder(given: object) -> Ladder:
 
 
 def ladder_warnings(ladder: Ladder) -> list[ConfigWarning]:
-    """``block-without-stop``, then one ``dead-rung`` per shadowed rung (CFG-28, CFG-29, CFG-30)."""
+    """The block/stop warning, then one dead-rung warning per shadowed rung (CFG-28)."""
     warnings: list[ConfigWarning] = []
     if ladder.block is not False and ladder.stop is False:
-        warnings.append(
-            ConfigWarning(
-                "block-without-stop",
-                "block is enabled while stop is disabled: a blocked call can be re-issued forever",
-            )
-        )
+        warnings.append(ConfigWarning(messages.BLOCK_WITHOUT_STOP))
     for index, rung in enumerate(RUNGS):
         own = ladder.threshold(rung)
         if own is False:
@@ -204,22 +205,19 @@ def ladder_warnings(ladder: Ladder) -> list[ConfigWarning]:
         for stronger in RUNGS[index + 1 :]:
             theirs = ladder.threshold(stronger)
             if theirs is not False and own >= theirs:
-                warnings.append(
-                    ConfigWarning(
-                        "dead-rung",
-                        f"rung {rung!r} (at {own}) can never fire: {stronger!r} fires at {theirs}",
-                        rung=rung,
-                        shadowed_by=stronger,
-                    )
-                )
+                warnings.append(ConfigWarning(messages.dead_rung(rung, own, stronger, theirs)))
                 break
     return warnings
 
 
 def resolve_text_options(given: object) -> TextOptions:
-    """``false`` disables; an object tunes; else defaults (CFG-14, CFG-15, CFG-16)."""
+    """``false`` disables; ``null`` throws; an object tunes; anything else means
+    defaults (CFG-14, CFG-42)."""
     if given is False:
         return TextOptions(enabled=False)
+    if given is UNDEFINED or given is True:
+        return TextOptions()
+    _member(given, "enabled")  # null throws here, as JS reads text.enabled first
     members = _object(given)
     return TextOptions() if members is None else TextOptions.from_json(members)
 
@@ -227,55 +225,48 @@ def resolve_text_options(given: object) -> TextOptions:
 def resolve_escalation(
     given: object, ladder: Ladder
 ) -> tuple[EscalationConfig | None, list[ConfigWarning]]:
-    """The escalation mechanism and budget, with their warning (CFG-22, CFG-24, CFG-31, CFG-32)."""
+    """The escalation mechanism and budget, with their warning (CFG-21..CFG-25, CFG-43, CFG-44).
+
+    A member is present when it is not undefined: ``{model: null}`` is a
+    mechanism (CFG-44); an ``escalation`` of ``null`` throws (CFG-43).
+    """
+    model = UNDEFINED if given is UNDEFINED else _member(given, "model")
     members = _object(given)
-    model = members.get("model", UNDEFINED) if members is not None else UNDEFINED
     advisor = members.get("advisor", UNDEFINED) if members is not None else UNDEFINED
-    has_advisor = _present(advisor) and advisor is not False
+    has_advisor = advisor is not UNDEFINED and advisor is not False
     rung_enabled = ladder.escalate is not False
-    if members is None or not (_present(model) or has_advisor):
+    if members is None or not (model is not UNDEFINED or has_advisor):
         if rung_enabled:
-            return None, [
-                ConfigWarning(
-                    "escalation-rung-unconfigured",
-                    "the escalate rung is enabled but no escalation model or advisor is configured",
-                )
-            ]
+            return None, [ConfigWarning(messages.ESCALATION_RUNG_UNCONFIGURED)]
         return None, []
     cap = finite_number(members.get("maxEscalations", UNDEFINED))
     resolved = EscalationConfig(
         max_escalations=js_floor(cap) if cap is not None and cap >= 1 else DEFAULT_MAX_ESCALATIONS,
-        model=model if _present(model) else UNDEFINED,
+        model=model,
         advisor=advisor if has_advisor else UNDEFINED,
     )
     warnings = []
     if not rung_enabled:
-        warnings.append(
-            ConfigWarning(
-                "escalation-unused",
-                "escalation is configured but the escalate rung is disabled",
-            )
-        )
+        warnings.append(ConfigWarning(messages.ESCALATION_UNUSED))
     return resolved, warnings
 
 
 def resolve_doom_loop_option(option: object = UNDEFINED) -> OptionResolution:
-    """Resolve the ``doomLoop`` option (CFG-02, CFG-03, CFG-04, CFG-05).
+    """Resolve the ``doomLoop`` option (CFG-03..CFG-05, CFG-40, CFG-41).
 
-    Absent, ``None`` or ``False`` turn detection off (config None); ``True``
-    means all defaults; an object is read member by member; any other value
-    is read as an empty object.
+    Absent (undefined) or ``False`` turn detection off (config None); ``None``
+    (JS null) throws :class:`~.jsvalues.JsTypeError`; ``True`` means all
+    defaults; an object is read member by member; any other value is read as
+    an empty object. The reference reads ladder, text, escalation in that
+    order; which TypeError a doubly-null option names is not specified (CFG-42).
     """
-    if option is UNDEFINED or option is None or option is False:
+    if option is UNDEFINED or option is False:
         return OptionResolution(None)
+    ladder = resolve_ladder(_member(option, "ladder"))
     members = _object(option) or {}
-    ladder = resolve_ladder(members.get("ladder", UNDEFINED))
+    text = resolve_text_options(members.get("text", UNDEFINED))
     escalation, escalation_warnings = resolve_escalation(
         members.get("escalation", UNDEFINED), ladder
     )
-    config = ResolvedConfig(
-        ladder=ladder,
-        text=resolve_text_options(members.get("text", UNDEFINED)),
-        escalation=escalation,
-    )
+    config = ResolvedConfig(ladder=ladder, text=text, escalation=escalation)
     return OptionResolution(config, tuple(ladder_warnings(ladder) + escalation_warnings))

@@ -1,4 +1,4 @@
-"""Fingerprints of key material and of tool calls (spec section 6, FP-01, FP-02)."""
+"""Fingerprints of key material and of tool calls (spec section 6, FP-01..FP-08)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from .canonical import canonicalize
 
 
 def fingerprint_key_material(key_material: object) -> str:
-    """Lowercase hex SHA-256 of the UTF-8 canonical form (FP-01).
+    """Lowercase hex SHA-256 of the UTF-8 canonical form (FP-01, FP-03).
 
     Raises :class:`~.canonical.CanonicalizationError` like :func:`canonicalize`.
     """
@@ -17,9 +17,10 @@ def fingerprint_key_material(key_material: object) -> str:
 
 
 def fingerprint_tool_call(tool_name: str, key_material: object) -> str:
-    """Lowercase hex SHA-256 of ``tool_name + "\\n" + canonical form`` in UTF-8 (FP-02, FP-06).
+    """Lowercase hex SHA-256 of ``tool_name + "\\n" + canonical form`` in UTF-8 (FP-02).
 
-    The tool name is not escaped: a lone surrogate in it is encoded as U+FFFD.
+    The tool name is not escaped (FP-04): a lone surrogate in it is encoded as
+    U+FFFD (FP-06).
     """
     text = tool_name + "\n" + canonicalize(key_material)
     return hashlib.sha256(utf16.utf8_bytes(text)).hexdigest()

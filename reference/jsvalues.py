@@ -16,6 +16,8 @@ NaN, +/-Infinity and -0 are ordinary Python floats.
 from __future__ import annotations
 
 import math
+import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Final
 
@@ -98,7 +100,7 @@ def js_floor(number: float) -> int:
 
 
 def number_to_string(value: int | float) -> str:
-    """ECMAScript ``Number::toString`` of a finite number (CAN-22, CAN-23, CAN-24, MSG-03).
+    """ECMAScript ``Number::toString`` of a finite number (CAN-04, CAN-23, CAN-24, MSG-03).
 
     Delegates to the ``jcs`` package's formatter, which matches JS on every
     finite double; integers are first taken to their double (DATA-11).
@@ -108,3 +110,175 @@ def number_to_string(value: int | float) -> str:
         raise ValueError(f"not a finite number: {number!r}")
     result: str = convert2Es6Format(number)
     return result
+
+
+class JsTypeError(TypeError):
+    """Where the JS package throws a ``TypeError`` (CFG-41, CFG-42, CFG-43, TXT-23).
+
+    The protocol reports it as the error code ``type-error`` (PROT-23).
+    """
+
+
+def increment(count: int | float) -> int | float:
+    """``count + 1`` in double arithmetic (MON-58): past 2^53 it no longer changes."""
+    return plain_number(float(count) + 1.0)
+
+
+def is_symbol(value: object) -> bool:
+    return isinstance(value, JsFunction) and value.label == "symbol"
+
+
+def truthy(value: object) -> bool:
+    """JS ``Boolean(value)`` (MON-59, PROT-28): false, 0, -0, NaN, "", null,
+    undefined and 0n are falsy; everything else, ``[]`` and ``{}`` included, is truthy."""
+    if value is None or value is UNDEFINED or value is False:
+        return False
+    if is_number(value):
+        assert isinstance(value, int | float)
+        number = to_double(value)
+        return not (number == 0 or math.isnan(number))
+    if isinstance(value, str):
+        return value != ""
+    if isinstance(value, JsBigInt):
+        return value.value != 0
+    return True
+
+
+_JS_SPACE: Final = (
+    "\u0009\u000a\u000b\u000c\u000d\u0020\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005"
+    "\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
+)
+_DECIMAL: Final = re.compile(
+    r"[+-]?(?:\d+\.?\d*(?:[eE][+-]?\d+)?|\.\d+(?:[eE][+-]?\d+)?)", re.ASCII
+)
+_RADIX: Final = {
+    "0x": (16, re.compile("[0-9a-fA-F]+")),
+    "0o": (8, re.compile("[0-7]+")),
+    "0b": (2, re.compile("[01]+")),
+}
+
+
+def _string_to_number(text: str) -> float:
+    """ECMAScript StringToNumber: trimmed decimal, ``Infinity`` or 0x/0o/0b literal, else NaN."""
+    text = text.strip(_JS_SPACE)
+    if text == "":
+        return 0.0
+    unsigned = text.lstrip("+-")
+    if unsigned == "Infinity" and len(text) - len(unsigned) <= 1:
+        return -math.inf if text[0] == "-" else math.inf
+    radix = _RADIX.get(text[:2].lower())
+    if radix is not None:
+        base, digits = radix
+        return to_double(int(text[2:], base)) if digits.fullmatch(text[2:]) else math.nan
+    return float(text) if _DECIMAL.fullmatch(text) else math.nan
+
+
+def _array_to_string(value: list[object], seen: set[int]) -> str:
+    """``Array.prototype.join(",")``: null/undefined elements are empty; cycles are empty."""
+    if id(value) in seen:
+        return ""
+    seen.add(id(value))
+    try:
+        parts = []
+        for item in value:
+            if item is None or item is UNDEFINED:
+                parts.append("")
+            elif isinstance(item, list):
+                parts.append(_array_to_string(item, seen))
+            else:
+                parts.append(js_string(item))
+        return ",".join(parts)
+    finally:
+        seen.discard(id(value))
+
+
+def js_string(value: object) -> str:
+    """JS ``String(value)`` (MSG-09, TXT-22); a symbol throws :class:`JsTypeError`."""
+    if isinstance(value, str):
+        return value
+    if value is True or value is False:
+        return "true" if value else "false"
+    if is_number(value):
+        assert isinstance(value, int | float)
+        number = to_double(value)
+        if math.isnan(number):
+            return "NaN"
+        if math.isinf(number):
+            return "Infinity" if number > 0 else "-Infinity"
+        return number_to_string(number)
+    if isinstance(value, JsBigInt):
+        return str(value.value)
+    if is_symbol(value):
+        raise JsTypeError("Cannot convert a Symbol value to a string")
+    if isinstance(value, Mapping):
+        return "[object Object]"
+    return "function () {}"  # a function: its source text, never a number
+
+
+def to_numeric(value: object) -> float | int:
+    """ECMAScript ToNumeric as a relational comparison applies it (TXT-20, TXT-22).
+
+    A number is its double; a bigint stays an exact Python int (it compares
+    mathematically); other values go through ToPrimitive then ToNumber. A
+    symbol throws :class:`JsTypeError`.
+    """
+    if isinstance(value, JsBigInt):
+        return value.value
+    return to_number(value)
+
+
+def to_number(value: object) -> float:
+    """ECMAScript ToNumber (TXT-22): bigints and symbols throw :class:`JsTypeError`."""
+    if value is True or value is False:
+        return 1.0 if value else 0.0
+    if is_number(value):
+        assert isinstance(value, int | float)
+        return to_double(value)
+    if value is None:
+        return 0.0
+    if value is UNDEFINED:
+        return math.nan
+    if isinstance(value, str):
+        return _string_to_number(value)
+    if isinstance(value, JsBigInt):
+        raise JsTypeError("Cannot convert a BigInt value to a number")
+    if is_symbol(value):
+        raise JsTypeError("Cannot convert a Symbol value to a number")
+    if isinstance(value, list):
+        return _string_to_number(_array_to_string(value, set()))
+    return math.nan  # a plain object ("[object Object]") or a function
+
+
+def to_integer_or_infinity(number: float) -> float:
+    """ECMAScript ToIntegerOrInfinity: NaN -> 0, truncation toward zero (TXT-18)."""
+    if math.isnan(number):
+        return 0.0
+    if math.isinf(number):
+        return number
+    return float(math.trunc(number))
+
+
+def slice_start(length: int, start: float) -> int:
+    """Where ``x.slice(start)`` begins in a sequence of ``length`` items (TXT-18, TXT-19).
+
+    ``start`` is a double: truncated toward zero, NaN counts as 0, a negative
+    value counts from the end; the result is clamped into [0, length].
+    """
+    relative = to_integer_or_infinity(start)
+    if relative < 0:
+        return int(max(length + relative, 0))
+    return int(min(relative, length))
+
+
+def max_of(a: float, b: float) -> float:
+    """``Math.max(a, b)``: NaN when either is NaN (TXT-20)."""
+    return math.nan if math.isnan(a) or math.isnan(b) else max(a, b)
+
+
+def min_of(a: float, b: float) -> float:
+    """``Math.min(a, b)``: NaN when either is NaN; -0 below +0 (TXT-20)."""
+    if math.isnan(a) or math.isnan(b):
+        return math.nan
+    if a == b == 0:
+        return a if math.copysign(1.0, a) < 0 else b
+    return min(a, b)

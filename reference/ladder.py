@@ -1,4 +1,4 @@
-"""Mapping a streak onto the strongest rung it meets (spec section 8, LAD-02, LAD-03)."""
+"""Mapping a streak onto the strongest rung it meets (spec section 8, LAD-01..LAD-08)."""
 
 from __future__ import annotations
 
@@ -21,9 +21,7 @@ def rung_meets(ladder: Ladder, rung: Action, streak: float) -> bool:
 def resolve_ladder_action(
     ladder: Ladder, streak: float, *, allow_block: bool, allow_escalate: bool = True
 ) -> Action | None:
-    """The first rung that meets, checked stop, block, escalate, steer, observe.
-
-    LAD-03, LAD-04, LAD-05.
+    """The first rung that meets, checked stop, block, escalate, steer, observe (LAD-02..LAD-05).
 
     ``allow_block`` and ``allow_escalate`` take the block and escalate rungs
     out of consideration, so the streak falls through to weaker rungs.

@@ -1,21 +1,21 @@
-"""The doom-loop monitor: a pure state machine over a transcript (spec section 9, MON-01).
+"""The doom-loop monitor: a pure state machine over a transcript (spec section 9, MON-01..MON-62).
 
 Feed it tool calls and assistant texts; it returns records and verdicts.
 Recording every call of one W-wide declared round costs O(W) in total:
 membership tests use sets, and the one comparison of a whole round set with
-the previous round's is made once per round and cached (MON-21, MON-55).
+the previous round's is made once per round and cached (MON-55, MON-56).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
 from . import messages
 from .canonical import CanonicalizationError
 from .config import ResolvedConfig, TextOptions
 from .fingerprint import fingerprint_key_material, fingerprint_tool_call
-from .jsvalues import UNDEFINED, to_double
+from .jsvalues import UNDEFINED, increment, to_double, truthy
 from .ladder import ACTION_STRENGTH, resolve_ladder_action
 from .state import MonitorState, TextStreak, ToolEntry, parse_state, serialize_state
 from .text import detect_text_repetition, normalize_text
@@ -51,18 +51,24 @@ def _text_detection_options(text: TextOptions) -> Mapping[str, object]:
 class DoomLoopMonitor:
     """Round-scoped streaks per tool, text detectors and an escalation budget (MON-01)."""
 
-    def __init__(self, config: ResolvedConfig, initial_state: object = UNDEFINED) -> None:
-        """Build a monitor; with ``initial_state`` it is construct-then-restore.
-
-        MON-05, MON-06, STATE-30.
+    def __init__(
+        self,
+        config: ResolvedConfig,
+        initial_state: object = UNDEFINED,
+        warn: Callable[..., None] | None = None,
+    ) -> None:
+        """Build a monitor; with ``initial_state`` it is construct-then-restore (MON-05, MON-06).
 
         Leave ``initial_state`` out (:data:`~.jsvalues.UNDEFINED`) for a fresh
-        monitor; any other value, JSON ``null`` included, is restored.
+        monitor; any other value, JSON ``null`` included, is restored. ``warn``
+        receives the monitor's logs with the arguments JS ``console.warn``
+        gets (MON-62, STATE-34); by default they are dropped.
         """
+        self._warn: Callable[..., None] = warn or (lambda *args: None)
         self.config = config
         self._tools: dict[str, ToolEntry] = {}
         self._text: TextStreak | None = None
-        self._escalations_used = 0
+        self._escalations_used: int | float = 0
         self._declared: DeclaredRound | None = None
         if initial_state is not UNDEFINED:
             self.restore(initial_state)
@@ -70,19 +76,22 @@ class DoomLoopMonitor:
     # -- declaration -------------------------------------------------------
 
     def declare_round(self, round: float, calls: Iterable[ToolCall]) -> list[str]:
-        """Declare the complete set of calls a round will make (MON-07, MON-08, MON-09, MON-10).
+        """Declare the complete set of calls a round will make (MON-07..MON-12).
 
-        Replaces any earlier declaration. Calls whose key material cannot be
-        canonicalized are left out; the returned warnings (informative) say which.
+        Replaces any earlier declaration. A call whose key material cannot be
+        canonicalized is left out and logged: ``warn(text, error)`` with the
+        SDK's exact text (MON-62). Returns those texts, in call order.
         """
         round = to_double(round)
         grouped: dict[str, set[str]] = {}
         warnings: list[str] = []
-        for index, call in enumerate(calls):
+        for call in calls:
             try:
                 fingerprint = fingerprint_tool_call(call.tool_name, call.key_material)
             except CanonicalizationError as error:
-                warnings.append(f"call {index} ({call.tool_name!r}) left out of the round: {error}")
+                text = messages.declare_unfingerprintable(call.tool_name, round)
+                self._warn(text, error)
+                warnings.append(text)
                 continue
             grouped.setdefault(call.tool_name, set()).add(fingerprint)
         declared = DeclaredRound(round)
@@ -103,7 +112,7 @@ class DoomLoopMonitor:
         allow_block: bool = True,
         detector: DetectorKind = "tool-fingerprint",
     ) -> CallRecord:
-        """Record one tool call; return its streak record and any verdict (MON-14, MON-36, MON-37).
+        """Record one tool call; return its streak record and any verdict (MON-14..MON-39).
 
         Raises :class:`~.canonical.CanonicalizationError` for unhashable key
         material (the caller falls back to another identity).
@@ -130,18 +139,18 @@ class DoomLoopMonitor:
             prior_calls = prev.call_streaks if prev is not None else {}
             prior_match, seen, call_streaks = None, set(), {}
 
-        def score(candidate: tuple[str, ...]) -> int:
-            """prior streak + 1 when this round's set equals the prior round's (MON-25)."""
+        def score(candidate: tuple[str, ...]) -> int | float:
+            """prior streak + 1 (in doubles, MON-58) when the set equals the prior round's."""
             nonlocal prior_match
             if prior_set is None:
                 return 1
             if len(candidate) == 1:  # cheap; no need to cache
-                return prior_streak + 1 if prior_set == candidate else 1
+                return increment(prior_streak) if prior_set == candidate else 1
             if prior_match is None or prior_match[0] is not candidate:
                 prior_match = (candidate, prior_set == candidate)
-            return prior_streak + 1 if prior_match[1] else 1
+            return increment(prior_streak) if prior_match[1] else 1
 
-        call_streak = prior_calls.get(fingerprint, 0) + 1
+        call_streak = increment(prior_calls.get(fingerprint, 0))
         call_set = declared if member and declared is not None else (fingerprint,)
         round_streak = score(call_set)
         round_set = declared if declared is not None else (fingerprint,)
@@ -180,9 +189,9 @@ class DoomLoopMonitor:
     # -- assistant text ----------------------------------------------------
 
     def record_assistant_text(self, text: str) -> Verdict | None:
-        """Record one step's assistant text; return the stronger text verdict (MON-40, MON-48)."""
+        """Record one step's assistant text; return the stronger text verdict (MON-41..MON-50)."""
         options = self.config.text
-        if not options.enabled:
+        if not truthy(options.enabled):  # JS truthiness (MON-59)
             return None
         normalized = normalize_text(text)
         if not normalized:
@@ -207,7 +216,7 @@ class DoomLoopMonitor:
         fingerprint = fingerprint_key_material(normalized)
         previous = self._text
         same = previous is not None and previous.fingerprint == fingerprint
-        streak = previous.streak + 1 if same and previous is not None else 1
+        streak = increment(previous.streak) if same and previous is not None else 1
         self._text = TextStreak(fingerprint, streak)
         across: Verdict | None = None
         action = resolve_ladder_action(
@@ -236,8 +245,8 @@ class DoomLoopMonitor:
         return escalation is not None and self._escalations_used < escalation.max_escalations
 
     def consume_escalation(self) -> None:
-        """Spend one escalation, unconditionally (MON-54)."""
-        self._escalations_used += 1
+        """Spend one escalation, unconditionally, counting in doubles (MON-54, MON-58)."""
+        self._escalations_used = increment(self._escalations_used)
 
     # -- persistence -------------------------------------------------------
 
@@ -246,13 +255,14 @@ class DoomLoopMonitor:
         return serialize_state(self._tools, self._text, self._escalations_used)
 
     def restore(self, blob: object) -> bool:
-        """Replace the state from a blob, fail-open (STATE-12).
+        """Replace the state from a blob, fail-open (STATE-12..STATE-15).
 
         Returns False (and changes nothing) when the blob is not an object.
         The round declaration is run-local and is kept.
         """
         parsed: MonitorState | None = parse_state(blob)
         if parsed is None:
+            self._warn(messages.INVALID_STATE)  # one argument (STATE-34)
             return False
         self._tools, self._text = parsed.tools, parsed.text
         self._escalations_used = parsed.escalations_used

@@ -1,4 +1,4 @@
-"""The monitor's memory and its persisted form (spec section 10, STATE-01, STATE-12).
+"""The monitor's memory and its persisted form (spec section 10, STATE-01..STATE-34).
 
 :class:`ToolEntry` holds one tool's streak evidence. Its first four fields
 are persisted; the rest are *run-local* (meaningful only within one run) and
@@ -21,26 +21,26 @@ MAX_RESTORED_STREAK: Final = 1_000_000
 
 @dataclass
 class ToolEntry:
-    """One tool's evidence (MON-03, MON-04, STATE-03)."""
+    """One tool's evidence (MON-03, MON-04)."""
 
     fingerprint: str
-    streak: int
+    streak: int | float
     round_set: tuple[str, ...]
     """The last round's fingerprint set, sorted; a restored set may repeat members."""
-    call_streaks: dict[str, int]
+    call_streaks: dict[str, int | float]
     """fingerprint -> consecutive rounds that exact call was issued in."""
 
     # Run-local: never persisted, absent after a restore.
     round: float | None = None
     seen: set[str] = field(default_factory=set)
     prior_set: tuple[str, ...] | None = None
-    prior_streak: int = 0
-    prior_calls: dict[str, int] = field(default_factory=dict)
+    prior_streak: int | float = 0
+    prior_calls: dict[str, int | float] = field(default_factory=dict)
     prior_match: tuple[tuple[str, ...], bool] | None = None
     """Cache of ``prior_set == s`` for the one large set ``s`` of this round."""
 
     def to_json(self) -> dict[str, object]:
-        """The persisted form of this entry (STATE-03, STATE-04, STATE-05, STATE-06)."""
+        """The persisted form of this entry (STATE-03..STATE-06)."""
         result: dict[str, object] = {"fingerprint": self.fingerprint, "streak": self.streak}
         if len(self.round_set) > 1:
             result["roundFingerprints"] = list(self.round_set)
@@ -73,11 +73,11 @@ class MonitorState:
 
     tools: dict[str, ToolEntry] = field(default_factory=dict)
     text: TextStreak | None = None
-    escalations_used: int = 0
+    escalations_used: int | float = 0
 
 
 def serialize_state(
-    tools: Mapping[str, ToolEntry], text: TextStreak | None, escalations_used: int
+    tools: Mapping[str, ToolEntry], text: TextStreak | None, escalations_used: int | float
 ) -> dict[str, object]:
     """A fresh plain-JSON blob; nothing run-local is written (STATE-01, STATE-09)."""
     blob: dict[str, object] = {"tools": {name: entry.to_json() for name, entry in tools.items()}}
@@ -114,9 +114,9 @@ def _round_set(value: object, fingerprint: str) -> tuple[str, ...]:
     return (fingerprint,)
 
 
-def _call_streaks(value: object) -> dict[str, int]:
+def _call_streaks(value: object) -> dict[str, int | float]:
     """Persisted per-call counts that are finite numbers >= 1, floored (STATE-24)."""
-    counts: dict[str, int] = {}
+    counts: dict[str, int | float] = {}
     for key, count in js_entries(value):
         number = finite_number(count)
         if number is not None and number >= 1:

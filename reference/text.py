@@ -1,16 +1,24 @@
-"""Repetition of token blocks at the tail of one response (spec section 7, TXT-01)."""
+"""Repetition of token blocks at the tail of one response (spec section 7, TXT-02..TXT-23)."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 
 from . import utf16
 from .config import DEFAULT_TEXT_OPTIONS
-from .jsvalues import finite_number
+from .jsvalues import (
+    UNDEFINED,
+    max_of,
+    min_of,
+    slice_start,
+    to_number,
+    to_numeric,
+)
 
 CODE_UNITS_PER_WINDOW_TOKEN = 64
-"""Only the last ``maxWindowTokens * 64`` code units of a text are examined (TXT-02, TXT-03)."""
+"""Only the last ``maxWindowTokens * 64`` code units of a text are examined (TXT-02, TXT-18)."""
 
 
 @dataclass(frozen=True)
@@ -37,19 +45,47 @@ def normalize_text(text: str) -> str:
 
 
 def tokens(text: str) -> list[str]:
-    """Split on runs of JS whitespace, dropping empty tokens (TXT-06)."""
+    """Split on runs of JS whitespace, dropping empty tokens (TXT-05, TXT-06)."""
     return [token for token in utf16.JS_WHITESPACE_RUN.split(text) if token]
 
 
-def _option(options: Mapping[str, object], name: str) -> int:
-    """An option as an integer; absent or null takes the default (TXT-01, CFG-18)."""
-    value = options.get(name)
-    if value is None:
-        value = DEFAULT_TEXT_OPTIONS[name]
-    number = finite_number(value)
-    if number is None or not number.is_integer():
-        raise ValueError(f"text option {name} must be a whole number, not {value!r}")
-    return int(number)
+def _option(options: Mapping[str, object], name: str) -> object:
+    """An option as given; absent, undefined or null takes the default (TXT-16)."""
+    value = options.get(name, UNDEFINED)
+    return DEFAULT_TEXT_OPTIONS[name] if value is None or value is UNDEFINED else value
+
+
+def _at_least(count: float, option: object) -> bool:
+    """``count >= option`` as JS compares them: as doubles, a bigint exactly,
+    NaN never (TXT-20, TXT-22)."""
+    return count >= to_numeric(option)
+
+
+def _cut(text: str, start: int) -> str:
+    """The code units of ``text`` from code unit ``start`` on (TXT-18)."""
+    if start <= 0:
+        return text
+    units = text.encode("utf-16-le", "surrogatepass")
+    return units[2 * start :].decode("utf-16-le", "surrogatepass")
+
+
+def _window(text: str, max_window: object) -> list[str]:
+    """The kept tokens: the budget cut, then the token window, as JS slices (TXT-18, TXT-19).
+
+    ``budget = maxWindowTokens * 64``; the text becomes ``text.slice(-budget)``
+    only when it is longer than ``budget``, then its tokens become
+    ``tokens.slice(-maxWindowTokens)``. A bigint throws here (TXT-23).
+    """
+    window = to_number(max_window)
+    budget = window * CODE_UNITS_PER_WINDOW_TOKEN
+    # len() counts code points, never more than code units: the cheap test first.
+    if len(text) > budget or utf16.code_unit_length(text) > budget:
+        if 0 < budget < math.inf and float(budget).is_integer():
+            text = utf16.tail_code_units(text, int(budget))  # O(budget), the usual case
+        else:
+            text = _cut(text, slice_start(utf16.code_unit_length(text), -budget))
+    words = tokens(text)
+    return words[slice_start(len(words), -window) :]
 
 
 def _repeats_at_tail(words: list[str], period: int) -> int:
@@ -67,35 +103,32 @@ def _repeats_at_tail(words: list[str], period: int) -> int:
 def detect_text_repetition(
     text: str, options: Mapping[str, object] | None = None
 ) -> TextRepetition | None:
-    """The longest-covering block repeated at the tail of ``text``, or None.
-
-    TXT-09, TXT-13, TXT-14.
+    """The longest-covering block repeated at the tail of ``text``, or None (TXT-02..TXT-14).
 
     ``options`` uses the wire names (``maxPeriodTokens``, ``minRepeats``,
     ``minCoveredTokens``, ``maxWindowTokens``); missing ones take defaults.
+    Every option is used as a JS number (TXT-17) in the order of TXT-21; a
+    value JS cannot make a number raises :class:`~.jsvalues.JsTypeError` (TXT-23).
     """
     options = options or {}
     max_period = _option(options, "maxPeriodTokens")
     min_repeats = _option(options, "minRepeats")
     min_covered = _option(options, "minCoveredTokens")
-    max_window = _option(options, "maxWindowTokens")
 
-    budget = max_window * CODE_UNITS_PER_WINDOW_TOKEN
-    # len() counts code points, never more than code units: the cheap test first.
-    if len(text) > budget or utf16.code_unit_length(text) > budget:
-        text = utf16.tail_code_units(text, budget)
-    words = tokens(text)
-    if max_window > 0:
-        words = words[-max_window:]
+    words = _window(text, _option(options, "maxWindowTokens"))
     count = len(words)
-    if count < max(min_covered, 2):
+    fewest = max_of(to_number(min_covered), 2.0)  # NaN when minCoveredTokens is NaN (TXT-20)
+    if count < fewest:
         return None
+    longest = min_of(to_number(max_period), float(count // 2))
 
     best: TextRepetition | None = None
-    for period in range(1, min(max_period, count // 2) + 1):
+    period = 1
+    while period <= longest:
         repeats = _repeats_at_tail(words, period)
         covered = repeats * period
-        qualifies = repeats >= min_repeats and covered >= min_covered
+        qualifies = _at_least(repeats, min_repeats) and _at_least(covered, min_covered)
         if qualifies and (best is None or covered > best.covered_tokens):
             best = TextRepetition(repeats, period, covered, " ".join(words[count - period :]))
+        period += 1
     return best

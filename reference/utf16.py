@@ -1,4 +1,4 @@
-"""Strings as JavaScript sees them: sequences of UTF-16 code units (DATA-02, DATA-03, DATA-04).
+"""Strings as JavaScript sees them: sequences of UTF-16 code units (DATA-02..DATA-08).
 
 Python strings are sequences of code points. A JS string may hold a lone
 surrogate, which Python represents as a code point in U+D800..U+DFFF. Two
@@ -48,7 +48,7 @@ def utf8_bytes(text: str) -> bytes:
 
 
 def tail_code_units(text: str, budget: int) -> str:
-    """The last ``budget`` UTF-16 code units of ``text`` (TXT-03).
+    """The last ``budget`` UTF-16 code units of ``text`` (TXT-18).
 
     A cut through a surrogate pair keeps the trailing half as a lone
     surrogate. Only the last ``budget`` code points (at least ``budget`` code

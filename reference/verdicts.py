@@ -41,7 +41,7 @@ class CallRecord:
     """The result of recording one tool call (MON-36)."""
 
     fingerprint: str
-    streak: int
+    streak: int | float
     duplicate_in_round: bool
     verdict: Verdict | None = None
 

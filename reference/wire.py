@@ -54,6 +54,8 @@ FEATURES: Final = (
     "lone-surrogates",
     "large-integers",
     "json-own-members",
+    "js-inherited-members",
+    "js-coercion",
 )
 """The controlled feature vocabulary, in the order spec/features.md lists it."""
 
@@ -62,9 +64,33 @@ class WireError(ValueError):
     """A tagged value that does not follow the encoding."""
 
 
+DECODE_DEPTH_LIMIT: Final = 200
+"""Plain JSON nested deeper than this is kept as it is, undecoded (PROT-27).
+
+No vector places a tagged value or plain JSON this deep (features.md: the
+deepest plain nesting is 65, the deepest tag 4; compact depth uses the
+``nest`` tag, decoded without recursion). Deeper input can only be key
+material, which fails on depth long before (CAN-31), or a value echoed back
+unchanged. Keeping it undecoded bounds the recursion, also in-process under
+Python's default recursion limit."""
+
+
+@dataclass(frozen=True)
+class Undecoded:
+    """A JSON value below :data:`DECODE_DEPTH_LIMIT`, carried through unchanged."""
+
+    json: object
+
+    def __repr__(self) -> str:
+        return "Undecoded(...)"
+
+
+_BIGINT_DIGITS: Final = re.compile(r"-?[0-9]+", re.ASCII)
+
+
 @dataclass(frozen=True)
 class LoopKeyFunction:
-    """A loop-key function in data form: it returns ``returns`` or raises (KEY-15)."""
+    """A loop-key function in data form: it returns ``returns`` or raises (KEY-15, KEY-20)."""
 
     returns: object = UNDEFINED
     throws: str | None = None
@@ -89,6 +115,8 @@ def decode(value: object) -> object:
 
 
 def _decode(value: object, stack: list[object]) -> object:
+    if len(stack) >= DECODE_DEPTH_LIMIT and isinstance(value, list | Mapping):
+        return Undecoded(value)
     if isinstance(value, list):
         items: list[object] = []
         stack.append(items)
@@ -117,11 +145,11 @@ def _decode_tag(value: Mapping[str, object], stack: list[object]) -> object:
         return UNDEFINED
     if kind == "number" and value.get("value") in _NUMBERS:
         return _NUMBERS[str(value["value"])]
-    if kind == "bigint" and isinstance(value.get("value"), str):
-        try:
-            return JsBigInt(int(str(value["value"])))
-        except ValueError as error:
-            raise WireError(f"bad bigint {value['value']!r}") from error
+    if kind == "bigint":
+        digits = value.get("value")
+        if not isinstance(digits, str) or not _BIGINT_DIGITS.fullmatch(digits):
+            raise WireError(f"bad bigint {digits!r} (PROT-26: digits are -?[0-9]+)")
+        return JsBigInt(int(digits))
     if kind == "symbol":
         return JsFunction("symbol")
     if kind == "function":
@@ -157,11 +185,13 @@ def encode(value: object) -> object:
 
 def _encode(value: object, stack: list[int]) -> object:
     if is_number(value) and isinstance(value, int) and abs(value) > MAX_SAFE_INTEGER:
-        # the number JS holds for this literal (DATA-11, DATA-12): the nearest double or +/-Infinity
+        # the number JS holds for this literal (DATA-11): the nearest double or +/-Infinity
         double = to_double(value)
         value = int(double) if math.isfinite(double) else double
     if value is UNDEFINED:
         return {TAG: "undefined"}
+    if isinstance(value, Undecoded):
+        return value.json
     if isinstance(value, float) and (not math.isfinite(value) or _negative_zero(value)):
         text = (
             "-0"
@@ -240,3 +270,49 @@ def _tag_feature(value: Mapping[str, object]) -> str:
         "nest": "deep-nesting",
     }
     return simple.get(str(kind), "core")
+
+
+# -- inputs that need JS coercion (feature js-coercion, CFG-45) --------------------
+
+TEXT_NUMBER_OPTIONS: Final = (
+    "maxPeriodTokens",
+    "minRepeats",
+    "minCoveredTokens",
+    "maxWindowTokens",
+)
+
+
+def _given(members: object, name: str) -> object:
+    """A tagged JSON member that is given: neither absent, undefined nor null."""
+    if not isinstance(members, Mapping) or TAG in members:
+        return None
+    value = members.get(name)
+    return None if value is None or value == {TAG: "undefined"} else value
+
+
+def _is_number(value: object) -> bool:
+    return is_number(value) or (isinstance(value, Mapping) and value.get(TAG) == "number")
+
+
+def _coerced_text(options: object, *, enabled: bool) -> bool:
+    numbers = (_given(options, name) for name in TEXT_NUMBER_OPTIONS)
+    if any(value is not None and not _is_number(value) for value in numbers):
+        return True
+    flag = _given(options, "enabled") if enabled else None
+    return flag is not None and not isinstance(flag, bool)
+
+
+def uses_js_coercion(request: Mapping[str, object]) -> bool:
+    """True when a request (tagged JSON, ``op`` and inputs) needs feature ``js-coercion``
+    (CFG-45): a text option that is not a number, a non-boolean ``text.enabled``
+    (``create``/``resolveOption``/``resume`` options, ``detectTextRepetition``),
+    or a non-boolean ``allowEscalate`` (``resolveLadderAction``, PROT-28)."""
+    op = request.get("op")
+    if op == "detectTextRepetition":
+        return _coerced_text(_given(request, "options"), enabled=False)
+    if op == "resolveLadderAction":
+        flag = request.get("allowEscalate", True)  # null is read by truthiness too
+        return flag != {TAG: "undefined"} and not isinstance(flag, bool)
+    if op in ("create", "resolveOption"):
+        return _coerced_text(_given(_given(request, "option"), "text"), enabled=True)
+    return False

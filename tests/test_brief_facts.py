@@ -21,14 +21,14 @@ def monitor() -> DoomLoopMonitor:
 
 def run_rounds(
     rounds: list[list[str]], *, declared: bool = True, m: DoomLoopMonitor | None = None
-) -> list[list[tuple[str | None, int]]]:
+) -> list[list[tuple[str | None, int | float]]]:
     """(action, streak) of every call of `read({path: X})`, round by round."""
     m = m or monitor()
-    out: list[list[tuple[str | None, int]]] = []
+    out: list[list[tuple[str | None, int | float]]] = []
     for index, paths in enumerate(rounds):
         if declared:
             m.declare_round(index, [ToolCall("read", {"path": p}) for p in paths])
-        row: list[tuple[str | None, int]] = []
+        row: list[tuple[str | None, int | float]] = []
         for p in paths:
             record = m.record_tool_call("read", {"path": p}, index)
             row.append((record.verdict.action if record.verdict else None, record.streak))

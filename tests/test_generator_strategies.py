@@ -41,27 +41,35 @@ def test_every_family_has_a_strategy_and_runs() -> None:
     assert len(seen) >= 5
 
 
-def _text_options_specified(option: Any) -> bool:
-    """CFG-18: a monitor's text options are integers >= 1 and enabled is a boolean."""
+def _is_number(value: Any) -> bool:
+    if isinstance(value, dict):
+        return value.get("$js") == "number"
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _core_text_options(option: Any) -> bool:
+    """CFG-45: without js-coercion a monitor's text options are numbers (any double)
+    and ``enabled`` is a boolean; null and undefined fall back to defaults."""
     if not isinstance(option, dict) or not isinstance(option.get("text"), dict):
         return True
     text = option["text"]
-    for name in ("maxPeriodTokens", "minRepeats", "minCoveredTokens", "maxWindowTokens"):
-        value = text.get(name)
-        # DATA-09: an integer is a number with no fractional part, so 2.0 counts
-        if value is not None and not (
-            isinstance(value, int | float)
-            and not isinstance(value, bool)
-            and float(value).is_integer()
-            and value >= 1
-        ):
-            return False
-    return text.get("enabled") is None or isinstance(text["enabled"], bool)
+    given = [text.get(name) for name in ("maxPeriodTokens", "minRepeats", "minCoveredTokens",
+                                         "maxWindowTokens")]  # fmt: skip
+    absent = (None, {"$js": "undefined"})
+    if any(value not in absent and not _is_number(value) for value in given):
+        return False
+    return text.get("enabled") in absent or isinstance(text["enabled"], bool)
 
 
-def test_monitor_options_are_specified() -> None:
-    bad = [v.id for v in vectors() if not _text_options_specified(v.option)]
+def test_coercion_is_declared() -> None:
+    """A vector whose option needs JS coercion carries the feature js-coercion (CFG-45)."""
+    bad = [
+        v.id
+        for v in vectors()
+        if "js-coercion" not in v.features and not _core_text_options(v.option)
+    ]
     assert not bad, bad[:10]
+    assert any("js-coercion" in v.features for v in vectors())
 
 
 def test_no_record_after_redeclaring_a_recorded_round() -> None:
@@ -115,3 +123,33 @@ def test_flags_and_arguments_are_specified() -> None:
                 assert isinstance(step.inputs["args"], dict), v.id
             if step.op in ("recordToolCall", "declareRound"):
                 assert isinstance(step.inputs["round"], int | float), v.id
+
+
+def _depth(value: Any) -> int:
+    """Plain-JSON nesting depth (a scalar is 0), iteratively."""
+    deepest, pending = 0, [(value, 0)]
+    while pending:
+        item, depth = pending.pop()
+        deepest = max(deepest, depth)
+        if isinstance(item, dict):
+            pending.extend((member, depth + 1) for member in item.values())
+        elif isinstance(item, list):
+            pending.extend((element, depth + 1) for element in item)
+    return deepest
+
+
+def test_vectors_stay_within_the_decode_depth() -> None:
+    """features.md: plain JSON in a vector is at most 200 levels deep (PROT-27), so
+    every tag is decoded by a harness that decodes only that deep."""
+    from doomloop_kit.reference.wire import DECODE_DEPTH_LIMIT
+
+    deepest = max(
+        _depth(value)
+        for v in vectors()
+        for value in (
+            v.option,
+            v.initial_state,
+            *(input_ for step in v.steps for input_ in step.inputs.values()),
+        )
+    )
+    assert 64 < deepest < DECODE_DEPTH_LIMIT

@@ -24,6 +24,7 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 GO_HARNESS = REPO / "ports" / "go" / "bin" / "doomloop-harness"
+TS_PACKAGE = REPO / "ports" / "typescript"
 DATA = ("vectors/manifest.json", "vectors/curated/facts.json", "spec/schema/vectors.schema.json")
 
 
@@ -125,12 +126,31 @@ def test_version_names_kit_spec_and_vector_set(installed: Path, outside: Path) -
     assert "vector set: format 1" in lines[3] and "manifest sha256 " in lines[3]
 
 
-def test_conformance_runs_from_the_installed_wheel(installed: Path, outside: Path) -> None:
-    port = (
-        str(GO_HARNESS)
-        if GO_HARNESS.is_file()
-        else f"{installed / 'python'} -m doomloop_kit.conformance.harnesses.python_reference"
+@pytest.fixture(scope="module")
+def ts_harness(outside: Path) -> Path:
+    """The TypeScript harness bin, from its ``npm pack`` tarball, outside the checkout."""
+    packed = outside / "npm-pack"
+    packed.mkdir()
+    subprocess.run(
+        ["npm", "pack", "--silent", "--ignore-scripts", "--pack-destination", str(packed)],
+        cwd=TS_PACKAGE,
+        check=True,
+        capture_output=True,
     )
+    (tarball,) = packed.glob("doomloop-kit-harness-*.tgz")
+    project = outside / "ts-port"
+    project.mkdir()
+    (project / "package.json").write_text('{"name": "my-port", "private": true}\n')
+    subprocess.run(
+        ["npm", "install", "--silent", "--no-audit", "--no-fund", "--offline", str(tarball)],
+        cwd=project,
+        check=True,
+        capture_output=True,
+    )
+    return project / "node_modules" / ".bin" / "doomloop-kit-harness"
+
+
+def _run_conformance(installed: Path, outside: Path, port: str, report: str) -> str:
     done = _kit(
         installed,
         outside,
@@ -141,13 +161,29 @@ def test_conformance_runs_from_the_installed_wheel(installed: Path, outside: Pat
         "--port",
         port,
         "--report-json",
-        "report.jsonl",
+        report,
     )
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     last = done.stdout.rstrip().splitlines()[-1]
-    assert last.endswith(" passed, 0 failed, 0 skipped") and not last.startswith("0 ")
-    header = (outside / "report.jsonl").read_text(encoding="utf-8").splitlines()[0]
+    assert " passed, 0 failed, " in last and not last.startswith("0 "), last
+    header = (outside / report).read_text(encoding="utf-8").splitlines()[0]
     assert "site-packages/doomloop_kit/vectors/manifest.json" in header
+    return last
+
+
+def test_conformance_runs_from_the_installed_wheel_against_go(
+    installed: Path, outside: Path
+) -> None:
+    assert GO_HARNESS.is_file(), "build the Go harness first (make ports)"
+    _run_conformance(installed, outside, str(GO_HARNESS), "go.jsonl")
+
+
+def test_conformance_runs_from_the_installed_wheel_against_the_npm_tarball(
+    installed: Path, outside: Path, ts_harness: Path
+) -> None:
+    assert REPO not in ts_harness.resolve().parents
+    last = _run_conformance(installed, outside, str(ts_harness), "typescript.jsonl")
+    assert last.endswith(" 1 skipped"), last  # json-own-members only: it declares the JS features
 
 
 def test_bad_vector_roots_name_what_was_found_and_what_is_supported(

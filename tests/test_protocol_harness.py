@@ -33,7 +33,8 @@ def test_handshake_declares_every_feature() -> None:
     status, responses, _ = _serve([b'{"id":0,"op":"hello","protocol":1}'])
     assert status == 0
     result = responses[0]["result"]
-    assert result["protocol"] == 1 and result["features"] == list(wire.FEATURES)
+    expected = [f for f in wire.FEATURES if f != "js-inherited-members"]  # KEY-09, KEY-23
+    assert result["protocol"] == 1 and result["features"] == expected
     assert result["implementation"]["language"] == "python"
 
 
@@ -69,15 +70,41 @@ def test_bad_input_gets_structured_errors_and_the_harness_lives_on() -> None:
         (2, "bad-request"),
         (3, "bad-request"),
         (4, "unknown-session"),
-        (5, "internal"),
+        (5, None),  # "x" is NaN under js-coercion (TXT-22): no result
         (6, "bad-request"),
         (7, "bad-request"),
         (8, "1.2345678901234568e+29"),
         (9, {"session": "s1"}),
         (10, {"tools": {}}),
     ]
-    internal = responses[9]["error"]["message"]
-    assert internal.startswith("ValueError")
+
+
+def test_protocol_edges() -> None:
+    """Observations C13 and decision D11: ids, bigint digits, deep plain JSON (PROT-24..PROT-27)."""
+    deep = b'{"id": 5, "op": "canonicalize", "value": ' + b"[" * 5000 + b"0" + b"]" * 5000 + b"}"
+    lines = [
+        b'{"id": -0, "op": "canonicalize", "value": 1}',
+        b'{"id": 1.0, "op": "canonicalize", "value": 1}',
+        b'{"id": 9007199254740993, "op": "canonicalize", "value": 1}',
+        b'{"id": 4, "op": "canonicalize", "value": {"$js": "bigint", "value": "+1"}}',
+        deep,
+        b'{"id": 1e400, "op": "canonicalize", "value": 1}',
+        b'{"id": 2.5, "op": "canonicalize", "value": 1}',
+        b'{"id": 9007199254740991, "op": "canonicalize", "value": 1}',
+    ]
+    status, responses, stderr = _serve(lines)
+    assert status == 0, stderr
+    assert [(r["id"], r.get("result", r.get("error", {}).get("code"))) for r in responses] == [
+        (0, "1"),
+        (1, "1"),
+        (None, "bad-request"),
+        (4, "bad-request"),
+        (5, "canonicalization"),
+        (None, "bad-request"),
+        (None, "bad-request"),
+        (9007199254740991, "1"),
+    ]
+    assert responses[4]["error"]["message"].startswith("Cannot canonicalize key material nested")
 
 
 def test_respond_is_usable_in_process() -> None:

@@ -7,6 +7,7 @@ import math
 import pytest
 from doomloop_kit.reference import Ladder, resolve_doom_loop_option, resolve_ladder_action
 from doomloop_kit.reference.config import TextOptions
+from doomloop_kit.reference.jsvalues import UNDEFINED, JsTypeError
 
 
 def resolve(option: object) -> dict[str, object]:
@@ -15,8 +16,12 @@ def resolve(option: object) -> dict[str, object]:
     return config.to_json()
 
 
-def codes(option: object) -> list[tuple[str, str | None, str | None]]:
-    return [(w.code, w.rung, w.shadowed_by) for w in resolve_doom_loop_option(option).warnings]
+def codes(option: object) -> list[tuple[object, object, object]]:
+    """(code, rung, shadowedBy) of each warning, as derived from its message (CFG-34)."""
+    return [
+        (data["code"], data.get("rung"), data.get("shadowedBy"))
+        for data in (w.to_json() for w in resolve_doom_loop_option(option).warnings)
+    ]
 
 
 DEFAULT_LADDER = {"observe": 2, "steer": False, "escalate": False, "block": 3, "stop": 6}
@@ -29,10 +34,19 @@ DEFAULT_TEXT = {
 }
 
 
-@pytest.mark.parametrize("option", [False, None])
-def test_off(option: object) -> None:
-    assert resolve_doom_loop_option(option).config is None
+def test_off() -> None:
+    assert resolve_doom_loop_option(False).config is None
     assert resolve_doom_loop_option().config is None
+
+
+@pytest.mark.parametrize(
+    ("option", "reading"),
+    [(None, "ladder"), ({"text": None}, "enabled"), ({"escalation": None}, "model")],
+)
+def test_null_option_text_escalation_throw(option: object, reading: str) -> None:
+    """Brief §10.2: the SDK reads a member of null and throws a TypeError (CFG-41..CFG-43)."""
+    with pytest.raises(JsTypeError, match=f"reading '{reading}'"):
+        resolve_doom_loop_option(option)
 
 
 @pytest.mark.parametrize("option", [True, {}, {"ladder": None}, {"ladder": [1, 2]}, 5])
@@ -93,10 +107,32 @@ def test_escalation() -> None:
             "model": "m",
             "maxEscalations": 2,
         }
-    for no_mechanism in ({"advisor": False}, {}, {"model": None}, True):
+    for no_mechanism in ({"advisor": False}, {}, {"model": UNDEFINED}, True):
         option = {"ladder": {"escalate": 2, "observe": False}, "escalation": no_mechanism}
         assert resolve(option)["escalation"] is None
         assert codes(option) == [("escalation-rung-unconfigured", None, None)]
+
+
+def test_null_escalation_members_are_present() -> None:
+    """Brief §10.1 and observations C1: ``!== undefined`` (CFG-44)."""
+    assert resolve({"escalation": {"model": None}})["escalation"] == {
+        "model": None,
+        "maxEscalations": 2,
+    }
+    option = {"escalation": {"model": "m", "advisor": None}}
+    assert resolve(option)["escalation"] == {"model": "m", "advisor": None, "maxEscalations": 2}
+
+
+def test_warning_texts_are_the_sdks() -> None:
+    """Brief §9.1, byte for byte (CFG-35, CFG-36)."""
+    (block,) = resolve_doom_loop_option({"ladder": {"stop": False}}).warnings
+    assert block.message.startswith("[DoomLoop] ladder has block enabled with stop disabled: ")
+    assert block.message.endswith("Bound the run with stopWhen, or enable the stop rung.")
+    (dead,) = resolve_doom_loop_option({"ladder": {"observe": 3}}).warnings
+    assert dead.message == (
+        '[DoomLoop] ladder rung "observe" (3) can never fire: stronger rung "block" (3) '
+        "already wins at that streak (strongest crossed rung is applied)."
+    )
 
 
 def test_text_options() -> None:

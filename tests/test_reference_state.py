@@ -205,3 +205,27 @@ def test_escalation_budget() -> None:
     assert m.get_state()["escalationsUsed"] == 2
     fresh = monitor()
     assert not fresh.can_escalate()
+
+
+def test_monitor_logs_are_the_sdks() -> None:
+    """Brief §9.4: the two logs and their console.warn arguments (MON-62, STATE-34)."""
+    from doomloop_kit.reference import DoomLoopMonitor, ToolCall, resolve_doom_loop_option
+    from doomloop_kit.reference.canonical import CanonicalizationError
+
+    calls: list[tuple[object, ...]] = []
+    config = resolve_doom_loop_option(True).config
+    assert config is not None
+    monitor = DoomLoopMonitor(config, warn=lambda *args: calls.append(args))
+    monitor.declare_round(7, [ToolCall("read", {"n": float("nan")}), ToolCall("read", 1)])
+    ((text, error),) = calls
+    assert text == (
+        '[DoomLoop] could not fingerprint a "read" call while declaring round 7; '
+        "excluding it from the round set:"
+    )
+    assert isinstance(error, CanonicalizationError)
+    calls.clear()
+    assert not monitor.restore([1])
+    assert calls == [("[DoomLoop] Ignoring invalid persisted doom-loop state",)]
+    calls.clear()
+    assert monitor.restore({"tools": 5})
+    assert calls == []

@@ -39,6 +39,14 @@ KILLERS: dict[str, tuple[str, str]] = {
     "duplicate-flag-ignored": ("curated/facts.json", "facts/duplicate-in-round-declared"),
     "bigint-canonicalized": ("curated/canonical.json", "canonical/bigint-fails"),
     "negative-zero-refused": ("curated/canonical.json", "canonical/numbers-negative-zero"),
+    "canonical-message-changed": ("curated/texts.json", "texts/canonical-bigint"),
+    "null-option-turns-off": ("curated/edges.json", "edges/option-null-throws"),
+    "null-escalation-member-absent": (
+        "curated/edges.json",
+        "edges/escalation-model-null-is-a-mechanism",
+    ),
+    "counters-as-exact-integers": ("curated/edges.json", "edges/text-streak-stays-at-2-53"),
+    "warning-text-changed": ("curated/texts.json", "texts/warning-dead-rung"),
 }
 
 COMMITTED = support.committed_vectors()

@@ -55,10 +55,10 @@ def replay(vector) -> list[str]:  # type: ignore[no-untyped-def]
                 assert monitor is not None
                 result = oracle.MONITOR_OPS[step.op](monitor, step.request())
             else:
-                result = oracle.FUNCTION_OPS[step.op](step.request())
+                result = oracle.function_ops(vector.features)[step.op](step.request())
             actual = {"result": oracle.normative(step.op, result)}
         except oracle.OpError as error:
-            actual = {"error": error.code}
+            actual = build.expected_error(error)
         for difference in compare(step.expect, actual, f"$.steps[{index}].expect"):
             problems.append(f"{vector.id}: {difference}")
     return problems

@@ -11,7 +11,7 @@ port must reproduce (spec/vectors.md); the runner compares only those.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Final, TypeVar
 
 from doomloop_kit.reference import (
@@ -29,9 +29,14 @@ from doomloop_kit.reference import (
     wire,
 )
 from doomloop_kit.reference.config import RUNGS
-from doomloop_kit.reference.jsvalues import UNDEFINED, finite_number
+from doomloop_kit.reference.jsvalues import UNDEFINED, JsTypeError, finite_number, truthy
+from doomloop_kit.reference.loop_keys import Presence
+from doomloop_kit.reference.verdicts import DetectorKind
 
 T = TypeVar("T")
+
+EXPECTED_ERRORS: Final = ("canonicalization", "type-error")
+"""Error codes that are an expected outcome, compared like results (PROT-20, PROT-23)."""
 
 
 class OpError(Exception):
@@ -69,10 +74,14 @@ def _number(request: Mapping[str, object], name: str) -> float:
 
 
 def _canonical(compute: Callable[[], T]) -> T:
+    """Run ``compute``; the JS package's expected failures become their error codes:
+    ``canonicalization`` (CAN-20) and ``type-error`` (PROT-23)."""
     try:
         return compute()
     except CanonicalizationError as error:
         raise OpError("canonicalization", str(error)) from error
+    except JsTypeError as error:
+        raise OpError("type-error", f"TypeError: {error}") from error
 
 
 # -- monitors ---------------------------------------------------------------
@@ -80,7 +89,8 @@ def _canonical(compute: Callable[[], T]) -> T:
 
 def create_monitor(request: Mapping[str, object]) -> DoomLoopMonitor:
     """``create``: a monitor from ``option`` and, when present, ``state`` (STATE-*)."""
-    resolution = resolve_doom_loop_option(_input(request, "option"))
+    option = _input(request, "option")
+    resolution = _canonical(lambda: resolve_doom_loop_option(option))
     if resolution.config is None:
         raise OpError("bad-request", "the option turns detection off: there is no monitor")
     return DoomLoopMonitor(resolution.config, _input(request, "state", required=False))
@@ -104,15 +114,22 @@ def _declare_round(monitor: DoomLoopMonitor, request: Mapping[str, object]) -> o
     return None
 
 
+_RECORD_DETECTORS: Final[dict[object, DetectorKind]] = {
+    "tool-fingerprint": "tool-fingerprint",
+    "server-tool-fingerprint": "server-tool-fingerprint",
+}
+
+
 def _record_tool_call(monitor: DoomLoopMonitor, request: Mapping[str, object]) -> object:
+    """An options member holding undefined is absent (MON-61); a non-boolean
+    ``allowBlock`` or an unknown detector is outside the domain (PROT-28)."""
     options = _input(request, "options", required=False)
     options = options if isinstance(options, Mapping) else {}
-    allow_block = options.get("allowBlock", True)
-    detector = options.get("detector", "tool-fingerprint")
-    if not isinstance(allow_block, bool) or detector not in (
-        "tool-fingerprint",
-        "server-tool-fingerprint",
-    ):
+    allow_block = options.get("allowBlock", UNDEFINED)
+    allow_block = True if allow_block is UNDEFINED else allow_block
+    given = options.get("detector", UNDEFINED)
+    detector = _RECORD_DETECTORS.get("tool-fingerprint" if given is UNDEFINED else given)
+    if not isinstance(allow_block, bool) or detector is None:
         raise OpError("bad-request", "options.allowBlock must be boolean, options.detector known")
     record = _canonical(
         lambda: monitor.record_tool_call(
@@ -127,7 +144,8 @@ def _record_tool_call(monitor: DoomLoopMonitor, request: Mapping[str, object]) -
 
 
 def _record_assistant_text(monitor: DoomLoopMonitor, request: Mapping[str, object]) -> object:
-    verdict = monitor.record_assistant_text(_typed(request, "text", str))
+    text = _typed(request, "text", str)
+    verdict = _canonical(lambda: monitor.record_assistant_text(text))
     return None if verdict is None else verdict.to_json()
 
 
@@ -163,16 +181,18 @@ MONITOR_OPS: Final[dict[str, Callable[[DoomLoopMonitor, Mapping[str, object]], o
 
 
 def _resolve_option(request: Mapping[str, object]) -> object:
-    resolution = resolve_doom_loop_option(_input(request, "option", required=False))
+    option = _input(request, "option", required=False)
+    resolution = _canonical(lambda: resolve_doom_loop_option(option))
     return {
         "config": None if resolution.config is None else wire.encode(resolution.config.to_json()),
         "warnings": [warning.to_json() for warning in resolution.warnings],
     }
 
 
-def _resolve_loop_key(request: Mapping[str, object]) -> object:
+def _resolve_loop_key(request: Mapping[str, object], presence: Presence = "own") -> object:
     args = _typed(request, "args", dict)
-    resolution = resolve_loop_key_material(_input(request, "loopKey", required=False), args)
+    loop_key = _input(request, "loopKey", required=False)
+    resolution = resolve_loop_key_material(loop_key, args, presence=presence)
     return wire.encode(resolution.to_json())
 
 
@@ -183,13 +203,16 @@ def _ladder(request: Mapping[str, object]) -> Ladder:
         value = given.get(rung)
         number = finite_number(value)
         if value is not False and (number is None or not number.is_integer()):
-            raise OpError("bad-request", f"ladder.{rung} must be a whole number or false")
+            raise OpError("bad-request", f"ladder.{rung} must be an integer or false (PROT-28)")
         rungs[rung] = False if value is False else int(number or 0)
     return Ladder(**rungs)  # type: ignore[arg-type]
 
 
 def _resolve_ladder_action(request: Mapping[str, object]) -> object:
-    allow_escalate = _typed(request, "allowEscalate", bool) if "allowEscalate" in request else True
+    """Rungs must be integers or false and ``allowBlock`` a boolean (PROT-28);
+    ``allowEscalate`` is read by JS truthiness, undefined meaning absent (LAD-08, CFG-46)."""
+    given = _input(request, "allowEscalate", required=False)
+    allow_escalate = True if given is UNDEFINED else truthy(given)
     return resolve_ladder_action(
         _ladder(request),
         _number(request, "streak"),
@@ -200,8 +223,9 @@ def _resolve_ladder_action(request: Mapping[str, object]) -> object:
 
 def _detect_text_repetition(request: Mapping[str, object]) -> object:
     options = _input(request, "options", required=False)
-    found = detect_text_repetition(
-        _typed(request, "text", str), options if isinstance(options, Mapping) else None
+    text = _typed(request, "text", str)
+    found = _canonical(
+        lambda: detect_text_repetition(text, options if isinstance(options, Mapping) else None)
     )
     return None if found is None else found.to_json()
 
@@ -221,26 +245,25 @@ FUNCTION_OPS: Final[dict[str, Callable[[Mapping[str, object]], object]]] = {
     "detectTextRepetition": _detect_text_repetition,
     "resolveLadderAction": _resolve_ladder_action,
 }
-"""Operations that need no monitor."""
+"""Operations that need no monitor; ``resolveLoopKey`` tests presence as an own
+member (KEY-09, feature ``json-own-members``)."""
+
+
+def function_ops(features: Iterable[str]) -> dict[str, Callable[[Mapping[str, object]], object]]:
+    """:data:`FUNCTION_OPS` for a vector with these features: ``js-inherited-members``
+    resolves field lists with JS ``in`` (KEY-23)."""
+    if "js-inherited-members" not in features:
+        return FUNCTION_OPS
+    return {**FUNCTION_OPS, "resolveLoopKey": lambda request: _resolve_loop_key(request, "in")}
 
 
 def normative(op: str, result: object) -> object:
-    """The part of a wire result that a port must reproduce (spec/vectors.md).
+    """The part of a wire result that a port must reproduce (spec/vectors.md#expect).
 
-    Warning texts are informative: a configuration warning keeps its code and
-    rung fields, a loop-key fallback keeps only the fact that it warned.
+    Every part is normative (PROT-22): warning messages, loop-key warning
+    texts and verdict messages are compared byte for byte, and a warning's
+    ``code`` is derived from its message (CFG-34). The projection is the
+    identity; it stays the single place where that could change.
     """
-    if op == "resolveOption" and isinstance(result, Mapping):
-        warnings = result.get("warnings")
-        if isinstance(warnings, list):
-            return {
-                **result,
-                "warnings": [
-                    {k: v for k, v in w.items() if k != "message"} if isinstance(w, Mapping) else w
-                    for w in warnings
-                ],
-            }
-    if op == "resolveLoopKey" and isinstance(result, Mapping) and "warning" in result:
-        warning = result["warning"]
-        return {**result, "warning": isinstance(warning, str) and warning != ""}
+    del op
     return result

@@ -17,6 +17,7 @@ from importlib import metadata
 from typing import Any, BinaryIO, TextIO
 
 from doomloop_kit.reference import DoomLoopMonitor, wire
+from doomloop_kit.reference.jsvalues import MAX_SAFE_INTEGER, is_number
 from doomloop_kit.vectorset import oracle
 
 PROTOCOL = 1
@@ -54,7 +55,7 @@ class Harness:
         return {
             "protocol": PROTOCOL,
             "implementation": {**implementation, "version": _version()},
-            "features": list(wire.FEATURES),
+            "features": [f for f in wire.FEATURES if f != "js-inherited-members"],  # KEY-09
         }
 
     def create(self, request: Mapping[str, Any]) -> object:
@@ -99,10 +100,12 @@ def _parse(line: bytes) -> tuple[object, Mapping[str, Any] | None, dict[str, Any
         return None, None, {"code": "bad-request", "message": f"not a JSON line: {error}"}
     if not isinstance(request, dict):
         return None, None, {"code": "bad-request", "message": "a request is a JSON object"}
-    ident = request.get("id")
-    if not isinstance(ident, int) or isinstance(ident, bool):
+    ident = request.get("id")  # a safe integer; 1.0 is 1 (PROT-24)
+    if not isinstance(ident, int | float) or not is_number(ident):
         return None, None, {"code": "bad-request", "message": "member 'id' must be an integer"}
-    return ident, request, None
+    if abs(ident) >= MAX_SAFE_INTEGER or ident != int(ident):
+        return None, None, {"code": "bad-request", "message": "member 'id' must be an integer"}
+    return int(ident), request, None
 
 
 def respond(harness: Harness, line: bytes) -> str:

@@ -24,6 +24,8 @@ MODULES = (
     "polling",
     "escalation",
     "wire",
+    "texts",
+    "edges",
 )
 """Module names, in the order their files are listed in the manifest."""
 

@@ -43,10 +43,24 @@ def _action(
 
 SCENARIOS: list[dict[str, Any]] = [
     _resolve(
-        "option-absent-false-null",
-        "absent, false and null turn detection off (config null, no warnings)",
-        ["CFG-02", "CFG-27"],
-        [UNDEFINED, False, None],
+        "option-absent",
+        "an absent option turns detection off (config null, no warnings)",
+        ["CFG-40", "CFG-27"],
+        [UNDEFINED],
+        ["option"],
+    ),
+    _resolve(
+        "option-false",
+        "false turns detection off (config null, no warnings)",
+        ["CFG-40", "CFG-27"],
+        [False],
+        ["option"],
+    ),
+    _resolve(
+        "option-null",
+        "null does not turn detection off: JS throws a TypeError (type-error)",
+        ["CFG-41", "PROT-23"],
+        [None],
         ["option"],
     ),
     _resolve(
@@ -141,7 +155,6 @@ SCENARIOS: list[dict[str, Any]] = [
         [
             {"escalation": {"advisor": False}},
             {"escalation": {"advisor": False, "model": "m"}},
-            {"escalation": {"advisor": None}},
             {"escalation": {"advisor": {"model": "a"}}},
         ],
         ["escalation"],
@@ -159,18 +172,17 @@ SCENARIOS: list[dict[str, Any]] = [
     _resolve(
         "escalation-not-an-object",
         "an escalation member that is not a non-array object is absent",
-        ["CFG-19"],
+        ["CFG-43"],
         [{"escalation": ["model"]}, {"escalation": "m"}, {"escalation": True}],
         ["escalation"],
     ),
     _resolve(
         "text-false-true-object",
-        "text false disables with defaults; true and absent are defaults; an object is taken as given",
-        ["CFG-14", "CFG-15", "CFG-16", "CFG-17"],
+        "text false disables with defaults; true is defaults; an object is taken as given",
+        ["CFG-14", "CFG-42", "CFG-16", "CFG-17"],
         [
             {"text": False},
             {"text": True},
-            {"text": None},
             {
                 "text": {
                     "enabled": True,
@@ -242,7 +254,7 @@ SCENARIOS += [
     _resolve(
         "option-zero",
         "0 is not false: the option 0 or -0 resolves as {}, text 0 means defaults, advisor 0 configures escalation",
-        ["CFG-02", "CFG-05", "CFG-15", "CFG-21", "CFG-22"],
+        ["CFG-40", "CFG-05", "CFG-42", "CFG-21", "CFG-22"],
         [0, NEG_ZERO, {"text": 0}, {"ladder": {"escalate": 3}, "escalation": {"advisor": 0}}],
         ["option"],
     ),

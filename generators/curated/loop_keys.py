@@ -30,7 +30,7 @@ def _keys(
     return {
         "name": name,
         "description": pins,
-        "spec": ["KEY-01", "KEY-02", *spec],
+        "spec": ["KEY-01", "KEY-17", *spec],
         "tags": ["loop-key", *(tags or [])],
         "steps": steps,
     }

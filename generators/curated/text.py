@@ -102,7 +102,7 @@ SCENARIOS: list[dict[str, Any]] = (
         _scenario(
             "budget-cuts-surrogate-pair",
             "the code-unit budget (maxWindowTokens x 64) cuts through a surrogate pair: the cut token no longer matches",
-            ["TXT-02", "TXT-03", "CONF-03"],
+            ["TXT-02", "TXT-18", "CONF-03"],
             [
                 _detect(" ".join([LONG_TOKEN] * 3), {**LOOSE, "maxWindowTokens": 2}),
                 _detect(" ".join([LONG_TOKEN] * 3), {**LOOSE, "maxWindowTokens": 4}),
@@ -131,7 +131,7 @@ SCENARIOS: list[dict[str, Any]] = (
         _scenario(
             "window-limit",
             "only the last maxWindowTokens tokens are examined",
-            ["TXT-07", "TXT-09"],
+            ["TXT-19", "TXT-09"],
             [
                 _detect(" ".join(["z"] * 10), {**LOOSE, "maxWindowTokens": 6}),
                 _detect("a a a a a a b b b", {**LOOSE, "maxWindowTokens": 3}),
@@ -155,7 +155,7 @@ SCENARIOS: list[dict[str, Any]] = (
         _scenario(
             "defaults",
             "default options: 4 repeats covering 12 tokens are needed",
-            ["TXT-01", "CFG-17", "TXT-14"],
+            ["TXT-16", "CFG-17", "TXT-14"],
             [
                 _detect("one two three " * 4, None),
                 _detect("one two three " * 3, None),
@@ -215,7 +215,7 @@ SCENARIOS: list[dict[str, Any]] = (
         _scenario(
             "text-disabled",
             "text: false disables both text detectors: no verdicts, no text streak",
-            ["MON-40", "CFG-14"],
+            ["MON-59", "CFG-14"],
             [text("one two three " * 5)] * 3 + [get_state()],
             option={"text": False},
             tags=["monitor"],
@@ -237,7 +237,7 @@ SCENARIOS += [
     _scenario(
         "budget-exactly-64-units-per-token",
         "the budget is exactly maxWindowTokens x 64 code units: 34 x 64 = 2176 units of 66-unit tokens keep 32 whole repeats (63 or 65 units per token would keep 31 or 33)",
-        ["TXT-02", "TXT-03", "TXT-09", "TXT-12"],
+        ["TXT-02", "TXT-18", "TXT-09", "TXT-12"],
         [
             _detect(
                 " ".join(["a" * 66] * 37),
@@ -249,7 +249,7 @@ SCENARIOS += [
     _scenario(
         "window-of-one-token",
         "maxWindowTokens 1 keeps one token, fewer than two: no result even when the text repeats",
-        ["TXT-07", "TXT-08"],
+        ["TXT-19", "TXT-08"],
         [_detect("a a a", {**LOOSE, "maxWindowTokens": 1})],
         tags=["window"],
     ),
@@ -259,14 +259,14 @@ SCENARIOS += [
     _scenario(
         "budget-counts-code-units-not-code-points",
         "'X X' of 127 code points but 129 code units (X starts with an astral character) exceeds a 128-unit budget: the cut splits the first X, so nothing repeats",
-        ["TXT-02", "TXT-03", "DATA-04"],
+        ["TXT-02", "TXT-18", "DATA-04"],
         [_detect(" ".join(["\U0001f600" + "a" * 62] * 2), {**LOOSE, "maxWindowTokens": 2})],
         tags=["budget", "astral"],
     ),
     _scenario(
         "budget-cut-through-astral-tokens",
         "a long text of astral-character tokens is cut to its last 192 code units (96 astral characters) and still repeats",
-        ["TXT-02", "TXT-03", "TXT-07"],
+        ["TXT-02", "TXT-18", "TXT-19"],
         [_detect(("\U0001f600\U0001f600 " * 100).strip(), {**LOOSE, "maxWindowTokens": 3})],
         tags=["budget", "astral"],
     ),

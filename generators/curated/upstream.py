@@ -165,7 +165,7 @@ SCENARIOS: list[dict[str, Any]] = (
         {
             "name": name,
             "description": f"upstream rejected entry: {pins}; both fingerprints fail too",
-            "spec": ["CAN-20", "FP-03", "FP-08"],
+            "spec": ["CAN-35", "FP-09", "FP-08"],
             "tags": ["upstream", "rejected"],
             "steps": [
                 s

@@ -23,7 +23,7 @@ SCENARIOS: list[dict[str, Any]] = [
     {
         "name": "whole-number-floats-are-integers",
         "description": "a threshold or text option written 4.0 is the integer 4 (a number has no separate integer type)",
-        "spec": ["DATA-09", "LAD-02", "TXT-01"],
+        "spec": ["DATA-09", "LAD-02", "TXT-16"],
         "tags": ["wire"],
         "steps": [
             op(

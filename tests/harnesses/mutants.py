@@ -25,7 +25,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from doomloop_kit.reference import (
     canonical,
+    config,
     fingerprint,
+    jsvalues,
     ladder,
     messages,
     monitor,
@@ -235,6 +237,46 @@ def negative_zero_refused() -> None:
     )
 
 
+def canonical_message_changed() -> None:
+    """A bigint fails canonicalization with a message of the kit's own (CAN-33, CAN-35)."""
+    _edit(
+        canonical,
+        "_visit",
+        "CanonicalizationError(CanonicalizationErrorKind.BIGINT,",
+        "CanonicalizationError(CanonicalizationErrorKind.UNSUPPORTED,",
+    )
+
+
+def null_option_turns_off() -> None:
+    """A null option turns detection off instead of throwing (CFG-41)."""
+    _edit(
+        config,
+        "resolve_doom_loop_option",
+        "if option is UNDEFINED or option is False:",
+        "if option is UNDEFINED or option is False or option is None:",
+    )
+
+
+def null_escalation_member_absent() -> None:
+    """A null model is read as absent (present-and-not-null), not as present (CFG-44)."""
+    _edit(
+        config,
+        "resolve_escalation",
+        "if members is None or not (model is not UNDEFINED or has_advisor):",
+        "if members is None or not (model not in (UNDEFINED, None) or has_advisor):",
+    )
+
+
+def counters_as_exact_integers() -> None:
+    """Counters add one in exact integers, past 2^53 too (MON-58)."""
+    _edit(jsvalues, "increment", "return plain_number(float(count) + 1.0)", "return count + 1")
+
+
+def warning_text_changed() -> None:
+    """The dead-rung warning words its message its own way (CFG-36)."""
+    _edit(messages, "dead_rung", "can never fire", "never fires")
+
+
 MUTANTS: dict[str, Callable[[], None]] = {
     "json-dumps-canonical": json_dumps_canonical,
     "code-point-key-order": code_point_key_order,
@@ -255,6 +297,11 @@ MUTANTS: dict[str, Callable[[], None]] = {
     "duplicate-flag-ignored": duplicate_flag_ignored,
     "bigint-canonicalized": bigint_canonicalized,
     "negative-zero-refused": negative_zero_refused,
+    "canonical-message-changed": canonical_message_changed,
+    "null-option-turns-off": null_option_turns_off,
+    "null-escalation-member-absent": null_escalation_member_absent,
+    "counters-as-exact-integers": counters_as_exact_integers,
+    "warning-text-changed": warning_text_changed,
 }
 
 

@@ -73,7 +73,8 @@ def first_mismatch(prepared: Prepared) -> str | None:
 
     monitor_ops: dict[str, Callable[..., Any]] = oracle.MONITOR_OPS
     function_ops: dict[str, Callable[..., Any]] = oracle.FUNCTION_OPS
-    from doomloop_kit.reference.wire import features_of
+    from doomloop_kit.generators.build import DECLARED_ONLY_FEATURES, expected_error
+    from doomloop_kit.reference.wire import features_of, uses_js_coercion
 
     normative = oracle.normative
     op_error = oracle.OpError
@@ -84,11 +85,15 @@ def first_mismatch(prepared: Prepared) -> str | None:
         for value in (option, initial_state):
             if value is not _ABSENT:
                 needed |= features_of(value)
+        if option is not _ABSENT and uses_js_coercion({"op": "create", "option": option}):
+            needed.add("js-coercion")
         for _, request, _, _ in steps:
             for name, value in request.items():
                 if name != "op":
                     needed |= features_of(value)
-        if needed != features - {"json-own-members"}:
+            if uses_js_coercion(request):
+                needed.add("js-coercion")
+        if needed != features - DECLARED_ONLY_FEATURES:
             return f"{vector_id}: features {sorted(features)} but the inputs need {sorted(needed)}"
         monitor: Any = None
         if option is not _ABSENT:
@@ -106,10 +111,13 @@ def first_mismatch(prepared: Prepared) -> str | None:
                 elif op in monitor_ops:
                     result = monitor_ops[op](monitor, request)
                 else:
-                    result = function_ops[op](request)
+                    function_op: Callable[..., Any] = oracle.function_ops(features).get(
+                        op, function_ops[op]
+                    )
+                    result = function_op(request)
                 actual = {"result": normative(op, result)}
             except op_error as error:
-                actual = {"error": error.code}
+                actual = expected_error(error)
             try:
                 same = _text(actual) == expect_text
             except (TypeError, ValueError):

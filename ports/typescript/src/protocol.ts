@@ -9,7 +9,7 @@
  */
 
 import { classifyWarning } from './warning-codes.js';
-import { decode, encode, setMember, WireError } from './wire.js';
+import { decode, encode, WireError } from './wire.js';
 
 /** The public API of a doom-loop module (this port's, or the SDK's). */
 export type DoomLoopModule = typeof import('./doom-loop.js');
@@ -397,34 +397,6 @@ function safeJson(value: unknown): string {
   } catch {
     return String(value);
   }
-}
-
-/**
- * The part of a result a port must reproduce (generators/oracle.py
- * `normative`): configuration warnings lose their message, a loop-key
- * fallback warning becomes `true`.
- */
-export function normative(op: string, result: Json): Json {
-  if (op === 'resolveOption' && isObject(result) && Array.isArray(result.warnings)) {
-    const copy: { [name: string]: Json } = {};
-    for (const name of Object.keys(result)) setMember(copy, name, (result as { [name: string]: Json })[name] as Json);
-    copy.warnings = (result.warnings as Json[]).map((warning) => {
-      if (!isObject(warning)) return warning;
-      const stripped: { [name: string]: Json } = {};
-      for (const name of Object.keys(warning)) {
-        if (name !== 'message') setMember(stripped, name, warning[name] as Json);
-      }
-      return stripped;
-    });
-    return copy;
-  }
-  if (op === 'resolveLoopKey' && isObject(result) && hasOwn(result, 'warning')) {
-    const copy: { [name: string]: Json } = {};
-    for (const name of Object.keys(result)) setMember(copy, name, (result as { [name: string]: Json })[name] as Json);
-    copy.warning = typeof result.warning === 'string' && result.warning !== '';
-    return copy;
-  }
-  return result;
 }
 
 /**

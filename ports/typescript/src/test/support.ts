@@ -5,7 +5,7 @@ import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import * as port from '../doom-loop.js';
-import { Dispatcher, firstDifference, normative, type Json, type Response } from '../protocol.js';
+import { Dispatcher, firstDifference, type Json, type Response } from '../protocol.js';
 import { JS_MODULE_FEATURES } from '../wire.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -34,7 +34,7 @@ export function portDispatcher(): Dispatcher {
 
 export interface Step {
   op: string;
-  expect?: { result?: Json; error?: string };
+  expect?: { result?: Json; error?: string; message?: string };
   [input: string]: unknown;
 }
 
@@ -101,11 +101,14 @@ export async function replay(dispatcher: Dispatcher, vector: Vector): Promise<st
     if (expect.error !== undefined) {
       if (!('error' in response)) problems.push(`${where}: expected error ${expect.error}, got result ${JSON.stringify(response.result)}`);
       else if (response.error.code !== expect.error) problems.push(`${where}: expected error ${expect.error}, got ${response.error.code}: ${response.error.message}`);
+      else if (expect.message !== undefined && response.error.message !== expect.message) {
+        problems.push(`${where}: expected message ${JSON.stringify(expect.message)}, got ${JSON.stringify(response.error.message)}`);
+      }
     } else if ('result' in expect) {
       if (!('result' in response)) {
         problems.push(`${where}: expected a result, got error ${response.error.code}: ${response.error.message}`);
       } else {
-        const actual = normative(step.op, response.result);
+        const actual = response.result;
         const difference = firstDifference(actual, expect.result);
         if (difference !== undefined) {
           problems.push(`${where}: differs at ${difference}: expected ${JSON.stringify(expect.result)}, got ${JSON.stringify(actual)}`);

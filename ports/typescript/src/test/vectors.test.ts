@@ -1,11 +1,11 @@
 /**
  * Replays every committed vector file (vectors/manifest.json) against this
  * port through the harness's own request path (Dispatcher), comparing with
- * the expectations as the runner does: normative parts only, numbers as
+ * the expectations as the runner does: every part of a result, numbers as
  * doubles, objects order-insensitive. Vectors that need a feature the port
  * does not declare are skipped (CONF-05): this port declares every feature
  * but `json-own-members` (it declares `js-inherited-members`, as the SDK
- * behaves). Vectors listed in pending-vectors.ts must fail, with the reason.
+ * behaves).
  */
 
 import assert from 'node:assert/strict';
@@ -15,7 +15,6 @@ import { resolve } from 'node:path';
 import { describe, it } from 'node:test';
 
 import { JS_MODULE_FEATURES } from '../wire.js';
-import { PENDING_REGENERATION } from './pending-vectors.js';
 import { portDispatcher, REPO_ROOT, replay, type Vector } from './support.js';
 
 const VECTORS_DIR = process.env.DOOMLOOP_VECTORS ?? resolve(REPO_ROOT, 'vectors');
@@ -37,7 +36,6 @@ describe('committed vectors', { skip: manifest === undefined ? `no ${manifestPat
   let total = 0;
   let passed = 0;
   let skipped = 0;
-  let pending = 0;
 
   for (const entry of files) {
     it(`${entry.path} (${entry.vectors} vectors)`, async () => {
@@ -55,11 +53,7 @@ describe('committed vectors', { skip: manifest === undefined ? `no ${manifestPat
           continue;
         }
         const problems = await replay(dispatcher, vector);
-        const reason = PENDING_REGENERATION.get(vector.id);
-        if (reason !== undefined) {
-          pending += 1;
-          if (problems.length === 0) failures.push(`${vector.id} now passes: remove it from PENDING_REGENERATION`);
-        } else if (problems.length === 0) passed += 1;
+        if (problems.length === 0) passed += 1;
         else failures.push(...problems.slice(0, 3));
       }
       assert.deepEqual(failures.slice(0, 20), [], `${failures.length} problem(s) in ${entry.path}`);
@@ -69,8 +63,8 @@ describe('committed vectors', { skip: manifest === undefined ? `no ${manifestPat
   it('covers every vector of the manifest', () => {
     assert.equal(total, manifest?.vectors);
     process.stdout.write(
-      `# vectors: ${passed} passed, ${total - passed - skipped - pending} failed, ${skipped} skipped, ${pending} pending regeneration, of ${total}\n`,
+      `# vectors: ${passed} passed, ${total - passed - skipped} failed, ${skipped} skipped, of ${total}\n`,
     );
-    assert.equal(passed + skipped + pending, total);
+    assert.equal(passed + skipped, total);
   });
 });

@@ -1,0 +1,535 @@
+"""The edges of the input domain, decided (brief §10; spec §13.4; issue 11).
+
+One vector per fact, grouped by the classes of
+``../shared/upstream/sdk-0.9.0-observations.jsonl``: null escalation members
+(C1), null option/text/escalation (C2), text options as JS numbers (C3, C5),
+JS coercion (C4, C7, C9; feature ``js-coercion``), undefined members (C6,
+C10), counters as doubles (C8) and inherited names under JS ``in`` (C11,
+feature ``js-inherited-members``). Protocol edges (C12, C13) are about request
+lines, not vector steps: tests/test_protocol_harness.py pins them.
+"""
+
+# ruff: noqa: E501  (scenario descriptions are one-line sentences)
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..steps import (
+    FUNCTION,
+    INFINITY,
+    NAN,
+    NEG_INFINITY,
+    NEG_ZERO,
+    SYMBOL,
+    UNDEFINED,
+    bigint,
+    can_escalate,
+    consume,
+    get_state,
+    op,
+    record,
+    restore,
+    text,
+)
+
+FAMILY = "edges"
+DESCRIPTION = "the SDK's behaviour at every edge of the input domain, one fact per vector"
+
+FOO = " ".join(["foo bar baz"] * 10)
+"""30 tokens, 119 code units: period 3 repeated 10 times."""
+NO = " ".join(["no"] * 12)
+"""12 tokens: period 1 repeated 12 times (the shortest default hit)."""
+TWO_53 = 2**53
+FP_K = "c7f52875b99a7ae0edc0d62377020c31b846417b49ba5a3df3bf88932d5aeba3"
+"""fingerprintToolCall("t", "k")."""
+FP_HELLO = "5aa762ae383fbb727af3c7a36d4940a5b8c40a989452d2304fc958ff3f354e7a"
+"""fingerprintKeyMaterial("hello")."""
+ALL_ON = {"observe": 2, "steer": 3, "escalate": 4, "block": 5, "stop": 6}
+
+
+def _resolve(name: str, pins: str, spec: list[str], option: Any) -> dict[str, Any]:
+    return {
+        "name": name,
+        "description": pins,
+        "spec": spec,
+        "tags": ["edges", "config"],
+        "steps": [op("resolveOption", option=option)],
+    }
+
+
+def _detect(name: str, pins: str, spec: list[str], value: str, **options: Any) -> dict[str, Any]:
+    return {
+        "name": name,
+        "description": pins,
+        "spec": ["TXT-17", *spec],
+        "tags": ["edges", "text"],
+        "steps": [op("detectTextRepetition", text=value, options=options)],
+    }
+
+
+def _enabled(name: str, pins: str, enabled: Any) -> dict[str, Any]:
+    return {
+        "name": name,
+        "description": pins,
+        "spec": ["MON-59", "CFG-45"],
+        "tags": ["edges", "text", "coercion"],
+        "option": {"text": {"enabled": enabled}, "ladder": {"observe": 1}},
+        "steps": [text("hi")],
+    }
+
+
+def _allow_escalate(name: str, pins: str, value: Any) -> dict[str, Any]:
+    return {
+        "name": name,
+        "description": pins,
+        "spec": ["LAD-08", "PROT-28", "LAD-05"],
+        "tags": ["edges", "ladder-action"],
+        "steps": [
+            op(
+                "resolveLadderAction",
+                ladder=ALL_ON,
+                streak=4,
+                allowBlock=True,
+                allowEscalate=value,
+            )
+        ],
+    }
+
+
+def _inherited(name: str, pins: str, loop_key: list[Any], args: Any) -> dict[str, Any]:
+    return {
+        "name": name,
+        "description": pins,
+        "spec": ["KEY-23", "DIV-01"],
+        "tags": ["edges", "loop-key", "divergence"],
+        "steps": [op("resolveLoopKey", loopKey=loop_key, args=args)],
+        "extraFeatures": ["js-inherited-members"],
+    }
+
+
+# -- C1, C2: null in the option ------------------------------------------------------
+
+NULLS: list[dict[str, Any]] = [
+    _resolve(
+        "escalation-model-null-is-a-mechanism",
+        "{model: null} is present (!== undefined): a mechanism with the default budget",
+        ["CFG-44", "CFG-22", "CFG-23"],
+        {"escalation": {"model": None}},
+    ),
+    _resolve(
+        "escalation-advisor-null-is-kept",
+        "{model, advisor: null}: the null advisor is present and copied",
+        ["CFG-44", "CFG-21", "CFG-23"],
+        {"escalation": {"model": "m", "advisor": None}},
+    ),
+    _resolve(
+        "escalation-advisor-null-alone-is-a-mechanism",
+        "{advisor: null} alone: null is not false, so it is an advisor and a mechanism",
+        ["CFG-44", "CFG-21", "CFG-22"],
+        {"escalation": {"advisor": None}},
+    ),
+    _resolve(
+        "escalation-model-undefined-is-absent",
+        "{model: undefined} is absent: no mechanism",
+        ["CFG-46", "CFG-44", "CFG-25"],
+        {"escalation": {"model": UNDEFINED}},
+    ),
+    {
+        "name": "null-model-can-escalate",
+        "description": "a monitor whose only mechanism is {model: null} escalates at the escalate rung",
+        "spec": ["CFG-44", "MON-52", "MON-35"],
+        "tags": ["edges", "escalation"],
+        "option": {
+            "escalation": {"model": None},
+            "ladder": {"escalate": 1, "observe": False, "block": False, "stop": False},
+        },
+        "steps": [record("t", 1, 1)],
+    },
+    _resolve(
+        "option-null-throws",
+        "a null option throws a TypeError in JS: type-error",
+        ["CFG-41", "PROT-23"],
+        None,
+    ),
+    _resolve(
+        "text-null-throws",
+        "{text: null} throws a TypeError in JS: type-error",
+        ["CFG-42", "PROT-23"],
+        {"text": None},
+    ),
+    _resolve(
+        "escalation-null-throws",
+        "{escalation: null} throws a TypeError in JS: type-error",
+        ["CFG-43", "PROT-23"],
+        {"escalation": None},
+    ),
+    _resolve(
+        "text-option-undefined-is-absent",
+        "a text option holding undefined takes its default",
+        ["CFG-46", "CFG-16"],
+        {"text": {"minRepeats": UNDEFINED}},
+    ),
+]
+
+# -- C3, C5, C6: text options are JS numbers -------------------------------------------
+
+NUMBERS: list[dict[str, Any]] = [
+    _detect(
+        "window-zero-keeps-everything",
+        "maxWindowTokens 0: slice(-0) keeps the whole text and every token",
+        ["TXT-18", "TXT-19"],
+        FOO,
+        maxWindowTokens=0,
+    ),
+    _detect(
+        "window-negative-drops-the-front",
+        "maxWindowTokens -1: the first 64 code units, then the first token, are dropped",
+        ["TXT-18", "TXT-19"],
+        FOO,
+        maxWindowTokens=-1,
+    ),
+    _detect(
+        "window-tiny-keeps-everything",
+        "maxWindowTokens 5e-324: the budget truncates to 0, so nothing is cut",
+        ["TXT-18", "TXT-19"],
+        FOO,
+        maxWindowTokens=5e-324,
+    ),
+    _detect(
+        "window-just-below-one",
+        "maxWindowTokens 0.9999999999999999: the last 63 code units are kept, then every token",
+        ["TXT-18", "TXT-19"],
+        FOO,
+        maxWindowTokens=0.9999999999999999,
+    ),
+    _detect(
+        "window-fraction",
+        "maxWindowTokens 2.5: the last 160 code units, then the last 2 tokens (trunc(-2.5) = -2): a two-copy repetition",
+        ["TXT-18", "TXT-19", "TXT-08"],
+        " ".join(["no"] * 80),
+        maxWindowTokens=2.5,
+        minRepeats=2,
+        minCoveredTokens=2,
+    ),
+    _detect(
+        "window-negative-zero-keeps-everything",
+        "maxWindowTokens -0: slice(0) keeps everything",
+        ["TXT-18", "TXT-19"],
+        FOO,
+        maxWindowTokens=NEG_ZERO,
+    ),
+    _detect(
+        "window-nan-keeps-everything",
+        "maxWindowTokens NaN: the budget is never exceeded and slice(NaN) keeps every token",
+        ["TXT-18", "TXT-19"],
+        FOO,
+        maxWindowTokens=NAN,
+    ),
+    _detect(
+        "window-minus-infinity-keeps-nothing",
+        "maxWindowTokens -Infinity: slice(Infinity) keeps no code unit",
+        ["TXT-18", "TXT-08"],
+        FOO,
+        maxWindowTokens=NEG_INFINITY,
+    ),
+    _detect(
+        "max-period-fraction",
+        "maxPeriodTokens 2.5 runs periods 1 and 2 only: a period-3 repetition is not found",
+        ["TXT-20", "TXT-09"],
+        FOO,
+        maxPeriodTokens=2.5,
+    ),
+    _detect(
+        "max-period-zero",
+        "maxPeriodTokens 0 runs no period: no result",
+        ["TXT-20", "TXT-09"],
+        NO,
+        maxPeriodTokens=0,
+    ),
+    _detect(
+        "min-repeats-fraction",
+        "minRepeats 1.5 is met by 2 repeats (compared as doubles)",
+        ["TXT-20", "TXT-12"],
+        "a b c d a b c d",
+        minRepeats=1.5,
+        minCoveredTokens=2,
+    ),
+    _detect(
+        "min-repeats-zero",
+        "minRepeats 0 is met by a single copy",
+        ["TXT-20", "TXT-12"],
+        "a b c d",
+        minRepeats=0,
+        minCoveredTokens=2,
+    ),
+    _detect(
+        "min-repeats-infinity",
+        "minRepeats Infinity is never met: no result",
+        ["TXT-20", "TXT-12"],
+        NO,
+        minRepeats=INFINITY,
+    ),
+    _detect(
+        "min-covered-negative",
+        "minCoveredTokens -3: two tokens are enough to look, and any cover qualifies",
+        ["TXT-20", "TXT-08", "TXT-12"],
+        "x x",
+        minCoveredTokens=-3,
+        minRepeats=2,
+    ),
+    _detect(
+        "min-covered-nan",
+        "minCoveredTokens NaN: Math.max gives NaN, the search runs, and no cover qualifies",
+        ["TXT-20", "TXT-08", "TXT-12"],
+        NO,
+        minCoveredTokens=NAN,
+    ),
+    _detect(
+        "option-undefined-is-absent",
+        "a detectTextRepetition option holding undefined takes its default",
+        ["TXT-16", "CFG-46"],
+        NO,
+        minRepeats=UNDEFINED,
+    ),
+    {
+        "name": "monitor-fractional-min-repeats",
+        "description": "the monitor's text detector uses minRepeats 1.5 as a double",
+        "spec": ["TXT-20", "MON-43", "CFG-45"],
+        "tags": ["edges", "text"],
+        "option": {"text": {"minRepeats": 1.5}, "ladder": {"observe": 1}},
+        "steps": [text(FOO)],
+    },
+]
+
+# -- C4, C7, C9: JS coercion (feature js-coercion) ---------------------------------------
+
+COERCION: list[dict[str, Any]] = [
+    _detect(
+        "coerce-max-period-true",
+        "maxPeriodTokens true is 1: a period-1 repetition is found",
+        ["TXT-22"],
+        NO,
+        maxPeriodTokens=True,
+    ),
+    _detect(
+        "coerce-max-window-false",
+        "maxWindowTokens false is 0: everything is kept",
+        ["TXT-22", "TXT-18"],
+        FOO,
+        maxWindowTokens=False,
+    ),
+    _detect(
+        "coerce-max-window-empty-array",
+        "maxWindowTokens [] is 0: everything is kept",
+        ["TXT-22", "TXT-18"],
+        FOO,
+        maxWindowTokens=[],
+    ),
+    _detect(
+        "coerce-max-window-one-element-array",
+        "maxWindowTokens [1] is 1: the last 64 code units, then the last token",
+        ["TXT-22", "TXT-18", "TXT-19"],
+        FOO,
+        maxWindowTokens=[1],
+    ),
+    _detect(
+        "coerce-min-repeats-string",
+        'minRepeats "abc" is NaN: never met, no result',
+        ["TXT-22", "TXT-20"],
+        FOO,
+        minRepeats="abc",
+    ),
+    _detect(
+        "coerce-min-covered-numeric-string",
+        'minCoveredTokens "3" is 3',
+        ["TXT-22"],
+        FOO,
+        minCoveredTokens="3",
+    ),
+    _detect(
+        "coerce-min-covered-object",
+        "minCoveredTokens {} is NaN: no result",
+        ["TXT-22", "TXT-20"],
+        FOO,
+        minCoveredTokens={},
+    ),
+    _detect(
+        "coerce-min-repeats-bigint",
+        "minRepeats 4n compares as 4",
+        ["TXT-22"],
+        FOO,
+        minRepeats=bigint(4),
+    ),
+    _detect(
+        "bigint-max-period-throws",
+        "maxPeriodTokens 3n meets Math.min: type-error",
+        ["TXT-23", "TXT-21", "PROT-23"],
+        FOO,
+        maxPeriodTokens=bigint(3),
+    ),
+    _detect(
+        "bigint-max-period-not-reached",
+        "maxPeriodTokens 3n is never read when the text has too few tokens: no result, no error",
+        ["TXT-21", "TXT-23"],
+        "a b",
+        maxPeriodTokens=bigint(3),
+    ),
+    _detect(
+        "bigint-max-window-throws",
+        "maxWindowTokens 4n meets arithmetic with a number: type-error",
+        ["TXT-23", "PROT-23"],
+        FOO,
+        maxWindowTokens=bigint(4),
+    ),
+    _detect(
+        "bigint-min-covered-throws",
+        "minCoveredTokens 3n meets Math.max: type-error",
+        ["TXT-23", "PROT-23"],
+        FOO,
+        minCoveredTokens=bigint(3),
+    ),
+    _detect(
+        "symbol-min-repeats-throws",
+        "minRepeats as a symbol cannot become a number: type-error",
+        ["TXT-23", "PROT-23"],
+        FOO,
+        minRepeats=SYMBOL,
+    ),
+    _detect(
+        "function-min-repeats-is-nan",
+        "minRepeats as a function is NaN: no result",
+        ["TXT-22"],
+        FOO,
+        minRepeats=FUNCTION,
+    ),
+    {
+        "name": "monitor-bigint-window-throws",
+        "description": "a monitor whose maxWindowTokens is 4n fails recordAssistantText with type-error",
+        "spec": ["TXT-23", "MON-43", "CFG-45"],
+        "tags": ["edges", "text", "coercion"],
+        "option": {"text": {"maxWindowTokens": bigint(4)}, "ladder": {"observe": 1}},
+        "steps": [text("hi")],
+    },
+    _enabled("enabled-nan-disables", "text.enabled NaN is falsy: no text verdict", NAN),
+    _enabled("enabled-zero-disables", "text.enabled 0 is falsy: no text verdict", 0),
+    _enabled("enabled-empty-string-disables", 'text.enabled "" is falsy: no text verdict', ""),
+    _enabled("enabled-empty-array-enables", "text.enabled [] is truthy: text verdicts", []),
+    _enabled("enabled-empty-object-enables", "text.enabled {} is truthy: text verdicts", {}),
+    _allow_escalate(
+        "allow-escalate-empty-array", "allowEscalate [] is truthy: escalate may fire", []
+    ),
+    _allow_escalate("allow-escalate-nan", "allowEscalate NaN is falsy: falls to steer", NAN),
+    _allow_escalate("allow-escalate-one", "allowEscalate 1 is truthy: escalate may fire", 1),
+    _allow_escalate("allow-escalate-null", "allowEscalate null is falsy: falls to steer", None),
+]
+
+# -- C6, C10: undefined members are absent ------------------------------------------------
+
+UNDEFINED_MEMBERS: list[dict[str, Any]] = [
+    _allow_escalate(
+        "allow-escalate-undefined", "allowEscalate undefined is absent: true", UNDEFINED
+    ),
+    {
+        "name": "record-allow-block-undefined",
+        "description": "recordToolCall {allowBlock: undefined} blocks as the default true does",
+        "spec": ["MON-61", "CFG-46"],
+        "tags": ["edges", "record-options"],
+        "option": {"ladder": {"block": 1, "observe": False}},
+        "steps": [record("t", "k", 1, allowBlock=UNDEFINED)],
+    },
+    {
+        "name": "record-detector-undefined",
+        "description": "recordToolCall {detector: undefined} reports the default tool-fingerprint detector",
+        "spec": ["MON-61", "CFG-46"],
+        "tags": ["edges", "record-options"],
+        "option": {"ladder": {"observe": 1}},
+        "steps": [record("t", "k", 1, detector=UNDEFINED)],
+    },
+]
+
+# -- C8: counters are doubles ---------------------------------------------------------------
+
+COUNTERS: list[dict[str, Any]] = [
+    {
+        "name": "text-streak-stays-at-2-53",
+        "description": "a text streak restored at 2^53 stays 2^53 however often one is added, and the message prints it",
+        "spec": ["MON-58", "MSG-09", "STATE-27"],
+        "tags": ["edges", "counters"],
+        "option": {"ladder": {"observe": 1}},
+        "steps": [
+            restore({"text": {"fingerprint": FP_HELLO, "streak": TWO_53}}),
+            text("hello"),
+            text("hello"),
+        ],
+    },
+    {
+        "name": "escalations-used-stays-at-2-53",
+        "description": "escalationsUsed restored at 2^53 is unchanged by consumeEscalation, however often",
+        "spec": ["MON-58", "MON-54", "STATE-28"],
+        "tags": ["edges", "counters"],
+        "option": True,
+        "steps": [restore({"escalationsUsed": TWO_53}), consume(), consume(), get_state()],
+    },
+    {
+        "name": "call-streak-stays-at-2-53",
+        "description": "a per-call count restored at 2^53 plus one stays 2^53 across a new round",
+        "spec": ["MON-58", "MON-26", "STATE-24"],
+        "tags": ["edges", "counters"],
+        "option": {"ladder": {"observe": 1}},
+        "steps": [
+            restore(
+                {"tools": {"t": {"fingerprint": FP_K, "streak": 2, "callStreaks": {FP_K: TWO_53}}}}
+            ),
+            record("t", "k", 0),
+            record("t", "k", 1),
+        ],
+    },
+    {
+        "name": "can-escalate-at-2-53",
+        "description": "with escalationsUsed at 2^53 the budget is spent: canEscalate is false",
+        "spec": ["MON-58", "MON-52"],
+        "tags": ["edges", "counters", "escalation"],
+        "option": {"escalation": {"model": "m"}},
+        "steps": [restore({"escalationsUsed": TWO_53}), can_escalate()],
+    },
+]
+
+# -- C11: inherited names under JS in (feature js-inherited-members) -------------------------
+
+INHERITED: list[dict[str, Any]] = [
+    _inherited(
+        "in-finds-to-string",
+        "toString is found by in: key material with the inherited function",
+        ["toString"],
+        {"path": "x"},
+    ),
+    _inherited(
+        "in-finds-proto",
+        "__proto__ is found by in: key material {__proto__: {}}",
+        ["__proto__"],
+        {"path": "x"},
+    ),
+    _inherited(
+        "in-finds-proto-beside-an-own-member",
+        "an own member and __proto__: both are in the key material",
+        ["command", "__proto__"],
+        {"command": "ls"},
+    ),
+    _inherited(
+        "in-finds-constructor-in-empty-args",
+        "constructor is found by in even in empty arguments",
+        ["constructor"],
+        {},
+    ),
+    _inherited(
+        "in-finds-has-own-property",
+        "hasOwnProperty is found by in: key material with the inherited function",
+        ["hasOwnProperty"],
+        {"a": 1},
+    ),
+]
+
+SCENARIOS: list[dict[str, Any]] = (
+    NULLS + NUMBERS + COERCION + UNDEFINED_MEMBERS + COUNTERS + INHERITED
+)
