@@ -5,10 +5,6 @@
 // of a full replay. Exit status 0 = every vector passed (the mutant survives),
 // 1 = a vector failed, 2 = the replay crashed (both kill the mutant).
 //
-// The vectors listed in PENDING_REGENERATION (committed vectors that still
-// encode the behaviour issue 11 replaced) are replayed but never judge a
-// mutant: the clean port fails them by design.
-//
 // Run from the package root (the Stryker sandbox is a copy of it), after the
 // build: node mutation/replay-vectors.mjs. DOOMLOOP_VECTORS overrides the
 // vector directory (Stryker's config sets it, as the sandbox is not in the tree).
@@ -16,7 +12,6 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 
-import { PENDING_REGENERATION } from '../dist/test/pending-vectors.js';
 import { portDispatcher, REPO_ROOT, replay } from '../dist/test/support.js';
 import { JS_MODULE_FEATURES } from '../dist/wire.js';
 
@@ -35,7 +30,6 @@ for (const entry of manifest.files) {
   const dispatcher = portDispatcher();
   for (const vector of JSON.parse(bytes.toString('utf8')).vectors) {
     if ((vector.features ?? []).some((feature) => !declared.has(feature))) continue;
-    if (PENDING_REGENERATION.has(vector.id)) continue;
     const problems = await replay(dispatcher, vector);
     if (problems.length > 0) {
       process.stderr.write(`${problems[0]}\n`);
