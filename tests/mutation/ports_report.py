@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import sys
 import tempfile
@@ -111,7 +112,7 @@ def _go(results: dict[str, Any]) -> tuple[list[Mutant], dict[str, Any]]:
         "command": results["command"],
         "judge": "TestVectors of ports/go/cmd/doomloop-harness (vectors_test.go) alone, "
         f"through a build overlay; the {results['clean_passed']} vectors the clean port "
-        f"passes judge, the {len(results['clean_failed'])} it fails judge nothing",
+        f"passes judge, the {len(results['clean_failed'] or [])} it fails judge nothing",
         "wallSeconds": results["wall_seconds"],
         "sample": None
         if results.get("complete", True)
@@ -167,6 +168,16 @@ def score(mutants: list[Mutant]) -> tuple[int, int, float]:
     return killed, judged, killed / judged if judged else 1.0
 
 
+def _wilson(k: int, n: int, z: float = 1.96) -> str:
+    """The Wilson score interval of k successes in n draws."""
+    if n == 0:
+        return "n/a"
+    p = k / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return f"{centre - half:.1%} to {centre + half:.1%}"
+
+
 def _cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ").replace("`", "'")
 
@@ -197,6 +208,11 @@ def render(name: str, mutants: list[Mutant], meta: dict[str, Any], stale: list[s
         f"{kinds['unpinned']} |",
         f"| survived, not triaged | {kinds['untriaged']} |",
         f"| **score** = killed / (viable - equivalent) | **{killed} / {judged} = {value:.2%}** |",
+        *(
+            [f"| 95% interval of the whole job's score (Wilson) | {_wilson(killed, judged)} |"]
+            if meta.get("sample")
+            else []
+        ),
         f"| wall time of the job | {wall / 60:.1f} min |" if wall else "| wall time | n/a |",
         "",
         "### Per file",
