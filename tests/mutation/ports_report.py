@@ -141,10 +141,12 @@ def load_triage(path: Path) -> list[dict[str, Any]]:
 def triage(port: str, mutants: list[Mutant], entries: list[dict[str, Any]]) -> list[str]:
     """Attach each survivor's triage; return the entries of this port that match nothing."""
     used: set[int] = set()
+    # an entry naming the replacement is more specific: it is tried first
+    ordered = sorted(enumerate(entries), key=lambda item: "replacement" not in item[1])
     for m in mutants:
         if m.status != "survived":
             continue
-        for index, entry in enumerate(entries):
+        for index, entry in ordered:
             if (
                 entry["port"] == port
                 and entry["file"] == m.file
