@@ -551,7 +551,9 @@ type event struct {
 func replay(port, overlay string, limit time.Duration) run {
 	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	defer cancel()
-	args := []string{"test", "-count=1", "-vet=off", "-json", "-run", "^TestVectors$"}
+	// -timeout makes the test binary itself stop: killing `go test` on the
+	// deadline would leave a looping test binary running.
+	args := []string{"test", "-count=1", "-vet=off", "-json", "-run", "^TestVectors$", "-timeout", limit.String()}
 	if overlay != "" {
 		args = append(args, "-overlay", overlay)
 	}
