@@ -138,7 +138,9 @@ def load_triage(path: Path) -> list[dict[str, Any]]:
     return entries
 
 
-def triage(port: str, mutants: list[Mutant], entries: list[dict[str, Any]]) -> list[str]:
+def triage(
+    port: str, mutants: list[Mutant], entries: list[dict[str, Any]], complete: bool = True
+) -> list[str]:
     """Attach each survivor's triage; return the entries of this port that match nothing."""
     used: set[int] = set()
     # an entry naming the replacement is more specific: it is tried first
@@ -157,10 +159,12 @@ def triage(port: str, mutants: list[Mutant], entries: list[dict[str, Any]]) -> l
                 m.triage, m.why = entry["kind"], entry["why"]
                 used.add(index)
                 break
+    # an entry whose line was not judged at all (a partial job) is not stale yet
+    judged = {(m.file, m.code) for m in mutants}
     return [
         f"{e['file']}: {e['code']}"
         for i, e in enumerate(entries)
-        if e["port"] == port and i not in used
+        if e["port"] == port and i not in used and (complete or (e["file"], e["code"]) in judged)
     ]
 
 
@@ -278,7 +282,7 @@ def main() -> int:
             ok = False
             continue
         mutants, meta = read(json.loads(raw.read_text(encoding="utf-8")))
-        stale = triage(port, mutants, entries)
+        stale = triage(port, mutants, entries, complete=not meta.get("sample"))
         _write_atomic(raw.parent / "REPORT.md", render(name, mutants, meta, stale))
         killed, judged, value = score(mutants)
         untriaged = sum(m.status == "survived" and not m.triage for m in mutants)
