@@ -502,7 +502,7 @@ def write_outputs(summary: dict[str, Any], outcomes: list[Outcome], out_dir: Pat
         f"| wall time of this run | {summary['wallSeconds']:.0f} s "
         f"with {summary['workers']} workers |",
         "",
-        "## Per module",
+        "### Per module",
         "",
         "| module | mutants | killed | equivalent | not killed | score |",
         "| --- | --- | --- | --- | --- | --- |",
@@ -519,7 +519,7 @@ def write_outputs(summary: dict[str, Any], outcomes: list[Outcome], out_dir: Pat
             f"- `{o.mutant.path}:{o.mutant.line}` {_short(o.mutant.operator)}: `{o.mutant.code}`"
             for o in timeouts
         ]
-    lines += ["", "## Surviving mutants", ""]
+    lines += ["", "### Surviving mutants", ""]
     if not survivors:
         lines.append("None.")
     else:

@@ -17,6 +17,8 @@ import pytest
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
+import ports_report  # noqa: E402
+
 import replay  # noqa: E402
 import run  # noqa: E402
 
@@ -68,3 +70,75 @@ def test_triage_entries_are_well_formed() -> None:
         assert entry["operators"] and all(op.startswith("core/") for op in entry["operators"])
         assert len(" ".join(entry["why"].split())) > 40, entry
         assert (run.REPO / entry["module"]).exists(), entry
+
+
+# -- the ports' reports (tests/mutation/ports_report.py) ---------------------------
+
+
+def _stryker(status: str, replacement: str = "false") -> dict[str, object]:
+    return {
+        "files": {
+            "src/doom-loop.ts": {
+                "source": "const a = 1;\nif (x > 0) y();\n",
+                "mutants": [
+                    {
+                        "mutatorName": "ConditionalExpression",
+                        "replacement": replacement,
+                        "location": {
+                            "start": {"line": 2, "column": 5},
+                            "end": {"line": 2, "column": 10},
+                        },
+                        "status": status,
+                    }
+                ],
+            }
+        }
+    }
+
+
+def test_port_score_leaves_out_not_viable_and_equivalent_only() -> None:
+    mutants, _ = ports_report._typescript(_stryker("Survived"))
+    (survivor,) = mutants
+    assert (survivor.file, survivor.line, survivor.code) == (
+        "ports/typescript/src/doom-loop.ts",
+        2,
+        "if (x > 0) y();",
+    )
+    compile_error, _ = ports_report._typescript(_stryker("CompileError"))
+    killed, _ = ports_report._typescript(_stryker("Killed"))
+    everything = mutants + compile_error + killed
+    assert ports_report.score(everything) == (1, 2, 0.5)  # the survivor counts until triaged
+    entry = {
+        "port": "typescript",
+        "file": "ports/typescript/src/doom-loop.ts",
+        "code": "if (x > 0) y();",
+        "operators": ["ConditionalExpression"],
+        "replacement": "false",
+        "kind": "equivalent",
+        "why": "test",
+    }
+    assert ports_report.triage("typescript", everything, [entry]) == []
+    assert ports_report.score(everything) == (1, 1, 1.0)
+    # "unpinned" keeps the survivor in the score
+    survivor.triage = ""
+    assert ports_report.triage("typescript", everything, [{**entry, "kind": "unpinned"}]) == []
+    assert ports_report.score(everything) == (1, 2, 0.5)
+
+
+def test_port_triage_goes_stale_when_the_line_or_the_replacement_changes() -> None:
+    entry = {
+        "port": "typescript",
+        "file": "ports/typescript/src/doom-loop.ts",
+        "code": "if (x >= 0) y();",
+        "operators": ["ConditionalExpression"],
+        "kind": "equivalent",
+        "why": "test",
+    }
+    mutants, _ = ports_report._typescript(_stryker("Survived"))
+    assert ports_report.triage("typescript", mutants, [entry]) == [
+        f"{entry['file']}: {entry['code']}"
+    ]
+    assert mutants[0].triage == ""
+    other = {**entry, "code": "if (x > 0) y();", "replacement": "true"}
+    assert ports_report.triage("typescript", mutants, [other]) != []
+    assert mutants[0].triage == ""

@@ -1,0 +1,3 @@
+module doomloop.invalid/gomutate
+
+go 1.22
