@@ -98,7 +98,8 @@ pytest: install conformance-reports
 	DOOMLOOP_DOCS_REPORTS=$(REPORTS) $(BIN)/python -m pytest --durations=15 \
 		--cov=doomloop_kit.reference --cov-branch --cov-fail-under=95
 
-test: lint typecheck vectors-check test-typescript test-go pytest
+# vectors-check is also tests/test_generator_regenerate.py, which pytest runs.
+test: lint typecheck test-typescript test-go pytest
 
 # -- the spec site ----------------------------------------------------------------
 
