@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Protocol, TextIO
 
 from doomloop_kit.conformance.protocol import DEFAULT_TIMEOUT
+from doomloop_kit.conformance.supervisor import positive_seconds
 
 from . import examples
 from . import options as replay_options
@@ -64,7 +65,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--timeout",
-        type=float,
+        type=positive_seconds,
         default=DEFAULT_TIMEOUT,
         metavar="SECONDS",
         help=f"with --port: longest wait for any one response (default {DEFAULT_TIMEOUT:g})",
