@@ -26,6 +26,8 @@ MODULES = (
     "wire",
     "texts",
     "edges",
+    "sharing",
+    "memo",
 )
 """Module names, in the order their files are listed in the manifest."""
 
