@@ -64,7 +64,7 @@ def _input(
     bindings: Mapping[str, object] | None = None,
 ) -> object:
     """A decoded input member; absent -> UNDEFINED, or bad-request when required.
-    ``bindings`` are the session's bound objects (PROT-34), None for functions."""
+    ``bindings`` are the session's bound objects (PROT-44), None for functions."""
     if name not in request:
         if required:
             raise OpError("bad-request", f"missing member {name!r}")
@@ -185,7 +185,7 @@ def _consume_escalation(monitor: DoomLoopMonitor, request: Mapping[str, object])
     return None
 
 
-# -- objects a session holds (PROT-34, feature object-identity) ---------------
+# -- objects a session holds (PROT-43, feature object-identity) ---------------
 
 _BINDINGS: Final[weakref.WeakKeyDictionary[DoomLoopMonitor, dict[str, object]]] = (
     weakref.WeakKeyDictionary()
@@ -193,13 +193,13 @@ _BINDINGS: Final[weakref.WeakKeyDictionary[DoomLoopMonitor, dict[str, object]]] 
 
 
 def bindings(monitor: DoomLoopMonitor) -> dict[str, object]:
-    """The objects bound by name in the session of ``monitor`` (PROT-34); they
+    """The objects bound by name in the session of ``monitor`` (PROT-43); they
     live as long as the session, so a ``resume`` (a new session) starts without."""
     return _BINDINGS.setdefault(monitor, {})
 
 
 def _bind_object(monitor: DoomLoopMonitor, request: Mapping[str, object]) -> object:
-    """``bindObject``: decode ``value`` once and hold it under ``name`` (PROT-34)."""
+    """``bindObject``: decode ``value`` once and hold it under ``name`` (PROT-43)."""
     held = bindings(monitor)
     name = _typed(request, "name", str)
     value = _input(request, "value", bindings=held)

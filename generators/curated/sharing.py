@@ -147,4 +147,17 @@ SCENARIOS: list[dict[str, Any]] = [
             record("read", X, 0),
         ],
     },
+    {
+        "name": "alias-is-the-same-object",
+        "description": "an alias is the anchor's object, not a copy: changing a member through one place of a held object changes the other place too",
+        "spec": ["PROT-40", "PROT-43", "PROT-45"],
+        "tags": ["sharing", "memo"],
+        "option": True,
+        "steps": [
+            {"op": "bindObject", "name": "k", "value": SHARED},
+            {"op": "setMember", "name": "k", "path": ["left", "path"], "value": "b"},
+            record("read", {"$js": "bound", "name": "k"}, 0),
+            record("read", {"left": {"path": "b", "n": 1}, "right": {"path": "b", "n": 1}}, 1),
+        ],
+    },
 ]

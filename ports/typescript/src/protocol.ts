@@ -39,6 +39,8 @@ export interface DispatcherOptions {
 }
 
 export const PROTOCOL_VERSION = 1;
+/** The revision this harness follows (PROT-30: documented, never sent). */
+export const PROTOCOL_REVISION = '1.2';
 
 /** The exports the harness calls (the SDK module's public API). */
 export const REQUIRED_EXPORTS: readonly string[] = [
@@ -160,7 +162,7 @@ export class Dispatcher {
   private readonly mod: DoomLoopModule;
   private readonly options: DispatcherOptions;
   private readonly sessions = new Map<string, Monitor>();
-  /** The objects each session holds by name (PROT-34); they go with the session. */
+  /** The objects each session holds by name (PROT-43); they go with the session. */
   private readonly held = new WeakMap<Monitor, Map<string, object>>();
   private nextSession = 1;
   private readonly monitorOps: ReadonlyMap<string, MonitorOp>;
@@ -417,7 +419,7 @@ export class Dispatcher {
 }
 
 /**
- * `setMember`: the JS assignment `bound[path[0]]…[path[n-1]] = value` (PROT-36).
+ * `setMember`: the JS assignment `bound[path[0]]…[path[n-1]] = value` (PROT-45).
  * A string step names an object member, a whole number an array index; the
  * last step may add a member or the index just past the end.
  */

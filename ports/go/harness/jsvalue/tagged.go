@@ -24,7 +24,7 @@ import (
 //
 // Anchors name a container within one DecodeTagged call; an alias shares the
 // map (or the slice's backing array) of its anchor, so canonicalization sees
-// one container at two places, not a cycle (PROT-32, PROT-33).
+// one container at two places, not a cycle (PROT-40, PROT-41).
 const tagName = "$js"
 
 // ScriptedLoopKey is a loop-key function in data form: it returns Returns
@@ -243,7 +243,7 @@ func (d *tagDecoder) tag(x map[string]any, depth int) (any, error) {
 	return nil, fmt.Errorf("unknown or malformed tagged value (%s=%v)", tagName, x[tagName])
 }
 
-// anchor decodes the value of an anchor tag and names it (PROT-32).
+// anchor decodes the value of an anchor tag and names it (PROT-40).
 func (d *tagDecoder) anchor(x map[string]any, depth int) (any, error) {
 	name, ok := x["name"].(string)
 	if !ok || name == "" {
