@@ -95,7 +95,7 @@ test-go:
 
 # The docs tests build the site from the conformance reports, then drive Chromium.
 pytest: install conformance-reports
-	DOOMLOOP_DOCS_REPORTS=$(REPORTS) $(BIN)/python -m pytest --durations=15 \
+	DOOMLOOP_DOCS_REPORTS=$(REPORTS) $(BIN)/python -m pytest -n auto --dist loadfile --durations=15 \
 		--cov=doomloop_kit.reference --cov-branch --cov-fail-under=95
 
 # vectors-check is also tests/test_generator_regenerate.py, which pytest runs.

@@ -16,7 +16,6 @@ import posixpath
 import re
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -27,8 +26,7 @@ sys.path.insert(0, str(ROOT / "docs" / "hooks"))
 
 from doomloop_docs import matrix, schemas, spec, vectors  # noqa: E402
 
-BUILD_TIMEOUT = 180
-BUILD_BUDGET = 60.0
+BUILD_TIMEOUT = 600  # a guard against a hung build, not a speed target (benchmarks/docs_build.py)
 STATEMENT = re.compile(r'<a id="([A-Z][A-Z0-9]*-[0-9]{2,3})"></a>\*\*\1\*\*')
 HARNESS_FILES = [
     "conformance/harnesses/python_reference.py",
@@ -150,9 +148,8 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     reports = tmp_path_factory.mktemp("reports")
     counts = write_fixture_reports(reports)
     site = tmp_path_factory.mktemp("site")
-    started = time.monotonic()
     build_site(site, reports)
-    return {"site": site, "seconds": time.monotonic() - started, "counts": counts}
+    return {"site": site, "counts": counts}
 
 
 def page_html(site: Path, url: str) -> str:
@@ -180,10 +177,9 @@ def plain_text(markup: str) -> str:
 # -- the build --------------------------------------------------------------------------
 
 
-def test_strict_build_is_quick_and_complete(built: dict[str, Any]) -> None:
+def test_strict_build_is_complete(built: dict[str, Any]) -> None:
     site: Path = built["site"]
     pages = list(site.rglob("index.html"))
-    assert built["seconds"] < BUILD_BUDGET, f"build took {built['seconds']:.1f}s"
     assert (site / "search" / "search_index.json").is_file()
     assert (site / "sitemap.xml").is_file()
     expected = len(spec_statements()) + len(_vector_files()) + 5

@@ -2,21 +2,20 @@
 
 from __future__ import annotations
 
-from functools import cache
 from pathlib import Path
 from typing import Any
 
 from doomloop_kit.generators import build, strategies
-from doomloop_kit.vectorset.files import Vector, iter_vector_files, load_vector_file
+from doomloop_kit.vectorset.files import Vector
+from harnesses import support
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import seed as hypothesis_seed
 
 ROOT = Path(__file__).resolve().parent.parent / "vectors"
 
 
-@cache
 def vectors() -> tuple[Vector, ...]:
-    return tuple(v for p in iter_vector_files(ROOT) for v in load_vector_file(p).vectors)
+    return tuple(v for f in support.committed_files() for v in f.vectors)
 
 
 def test_every_family_has_a_strategy_and_runs() -> None:

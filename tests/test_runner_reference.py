@@ -31,8 +31,8 @@ def test_reference_passes_every_committed_vector() -> None:
     # vectors (JS `in`, KEY-23) are skipped and nothing else (CONF-11)
     inherited = sum(
         "js-inherited-members" in vector.features
-        for path in vformat.iter_vector_files(support.COMMITTED)
-        for vector in vformat.load_vector_file(path).vectors
+        for file in support.committed_files()
+        for vector in file.vectors
     )
     assert inherited > 0
     assert footer["totals"]["skipped"] == inherited

@@ -10,7 +10,6 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from functools import cache
 from pathlib import Path
 
 import pytest
@@ -23,18 +22,17 @@ from doomloop_kit.vectorset.files import (
     RESUME_OP,
     VectorFile,
     compare,
-    iter_vector_files,
     load_manifest,
     load_vector_file,
 )
+from harnesses import support
 
 REPO = Path(__file__).resolve().parent.parent
 ROOT = REPO / "vectors"
 
 
-@cache
 def files() -> tuple[VectorFile, ...]:
-    return tuple(load_vector_file(path) for path in iter_vector_files(ROOT))
+    return support.committed_files()
 
 
 def replay(vector) -> list[str]:  # type: ignore[no-untyped-def]

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from doomloop_kit.conformance import cli
+from doomloop_kit.vectorset.files import VectorFile, iter_vector_files, load_vector_file
 
 from . import fixtures as fixtures
 
@@ -25,6 +26,16 @@ REFERENCE = f"{PYTHON} -m doomloop_kit.conformance.harnesses.python_reference"
 def committed_vectors() -> Path | None:
     """The committed vector root, once the vectors exist."""
     return COMMITTED if (COMMITTED / "manifest.json").is_file() else None
+
+
+@functools.cache
+def committed_files() -> tuple[VectorFile, ...]:
+    """The committed vector files, loaded and schema-checked once per test process.
+
+    Schema validation is most of the cost of loading the set, so every test
+    that reads the committed vectors shares this one load.
+    """
+    return tuple(load_vector_file(path) for path in iter_vector_files(COMMITTED))
 
 
 def fault(name: str, nth: int = 1) -> str:
