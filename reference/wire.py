@@ -31,7 +31,7 @@ tagged form                                Python value                    featu
 
 Anchors name an object within one decoded value (one input member); an
 ``alias`` must follow its anchor's end, so a container that contains itself
-is still written ``ref`` (PROT-40, PROT-41).
+is still written ``ref`` (PROT-33, PROT-34).
 
 A loop-key function returning ``{"$js": "undefined"}`` "returns nothing".
 Strings holding lone surrogates travel as ordinary ``\\udxxx`` JSON escapes
@@ -71,7 +71,7 @@ FEATURES: Final = (
 """The controlled feature vocabulary, in the order spec/features.md lists it."""
 
 OP_FEATURES: Final = {"bindObject": "object-identity", "setMember": "object-identity"}
-"""Operations that need a feature whatever their inputs (PROT-43, PROT-45)."""
+"""Operations that need a feature whatever their inputs (PROT-36, PROT-38)."""
 
 
 class WireError(ValueError):
@@ -126,8 +126,8 @@ _NUMBERS: Final[dict[str, float]] = {
 def decode(value: object, bindings: Mapping[str, object] | None = None) -> object:
     """Tagged JSON -> the reference's Python values. Raises :class:`WireError`.
 
-    Anchors are scoped to this one call (PROT-40); ``bindings`` are the
-    session's bound objects that ``bound`` tags name (PROT-44), ``None``
+    Anchors are scoped to this one call (PROT-33); ``bindings`` are the
+    session's bound objects that ``bound`` tags name (PROT-37), ``None``
     outside a session.
     """
     return _decode(value, _Context(bindings))
@@ -136,7 +136,7 @@ def decode(value: object, bindings: Mapping[str, object] | None = None) -> objec
 @dataclass
 class _Context:
     """The state of one :func:`decode` call: enclosing containers (``ref``),
-    complete anchors and the ones still being decoded (PROT-40, PROT-41)."""
+    complete anchors and the ones still being decoded (PROT-33, PROT-34)."""
 
     bindings: Mapping[str, object] | None
     stack: list[object] = field(default_factory=list)
@@ -178,7 +178,7 @@ def _label(value: Mapping[str, object]) -> str:
 
 
 def _decode_anchor(value: Mapping[str, object], context: _Context) -> object:
-    """An array or object that later ``alias`` tags of the same member name (PROT-40)."""
+    """An array or object that later ``alias`` tags of the same member name (PROT-33)."""
     name = _label(value)
     if name in context.anchors or name in context.open_anchors:
         raise WireError(f"anchor {name!r} is defined twice")
@@ -192,7 +192,7 @@ def _decode_anchor(value: Mapping[str, object], context: _Context) -> object:
 
 
 def _decode_alias(value: Mapping[str, object], context: _Context) -> object:
-    """The very object an earlier, complete anchor decoded to (PROT-40, PROT-41)."""
+    """The very object an earlier, complete anchor decoded to (PROT-33, PROT-34)."""
     name = _label(value)
     if name in context.open_anchors:
         raise WireError(f"alias {name!r} inside its own anchor: a cycle is written ref")
@@ -202,7 +202,7 @@ def _decode_alias(value: Mapping[str, object], context: _Context) -> object:
 
 
 def _decode_bound(value: Mapping[str, object], context: _Context) -> object:
-    """The object the session bound to this name with ``bindObject`` (PROT-44)."""
+    """The object the session bound to this name with ``bindObject`` (PROT-37)."""
     name = _label(value)
     if context.bindings is None:
         raise WireError(f"bound {name!r} outside a session operation")
@@ -260,8 +260,8 @@ def encode(value: object, *, share: bool = False) -> object:
     """The reference's Python values -> tagged JSON (cycles become ``ref``).
 
     A container met again outside itself is written out again, as results
-    are (PROT-42); with ``share`` it becomes an ``alias`` of an ``anchor``
-    named ``a1``, ``a2``, ... in order of first appearance (PROT-40), so that
+    are (PROT-35); with ``share`` it becomes an ``alias`` of an ``anchor``
+    named ``a1``, ``a2``, ... in order of first appearance (PROT-33), so that
     ``decode(encode(v, share=True))`` keeps every identity of ``v``.
     """
     shared = _shared_containers(value) if share else set()

@@ -1,5 +1,5 @@
 """The reference monitor's fingerprint memo (MON-60) and the protocol operations
-that reach it (PROT-43..PROT-45), in process."""
+that reach it (PROT-36..PROT-38), in process."""
 
 from __future__ import annotations
 

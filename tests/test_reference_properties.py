@@ -294,7 +294,7 @@ def shared_values(draw: st.DrawFn) -> object:
 @settings(PROPERTY_SETTINGS, max_examples=60)
 @given(shared_values())
 def test_shared_encoding_round_trips_identity_and_canonical_form(value: object) -> None:
-    """PROT-40, PROT-42: anchors keep every identity through JSON text; the plain
+    """PROT-33, PROT-35: anchors keep every identity through JSON text; the plain
     encoding writes copies; both canonicalize as the value itself (CAN-19)."""
     tagged = wire.encode(value, share=True)
     back = wire.decode(json.loads(json.dumps(tagged)))

@@ -139,7 +139,7 @@ def test_code_units() -> None:
     assert tail_code_units("ab", 5) == "ab"
 
 
-# -- shared objects and object identity (PROT-40..PROT-46) ----------------------
+# -- shared objects and object identity (PROT-33..PROT-39) ----------------------
 
 
 def test_alias_decodes_to_the_anchors_very_object() -> None:
@@ -174,7 +174,7 @@ def test_shared_round_trip_keeps_identity_and_cycles_stay_refs() -> None:
 
 
 def test_results_write_shared_objects_out_in_full() -> None:
-    """PROT-42: without ``share`` a shared container is copied, a cycle still a ref."""
+    """PROT-35: without ``share`` a shared container is copied, a cycle still a ref."""
     inner = {"p": 1}
     cyclic: list[object] = []
     cyclic.append(cyclic)

@@ -64,7 +64,7 @@ def _input(
     bindings: Mapping[str, object] | None = None,
 ) -> object:
     """A decoded input member; absent -> UNDEFINED, or bad-request when required.
-    ``bindings`` are the session's bound objects (PROT-44), None for functions."""
+    ``bindings`` are the session's bound objects (PROT-37), None for functions."""
     if name not in request:
         if required:
             raise OpError("bad-request", f"missing member {name!r}")
@@ -185,7 +185,7 @@ def _consume_escalation(monitor: DoomLoopMonitor, request: Mapping[str, object])
     return None
 
 
-# -- objects a session holds (PROT-43, feature object-identity) ---------------
+# -- objects a session holds (PROT-36, feature object-identity) ---------------
 
 _BINDINGS: Final[weakref.WeakKeyDictionary[DoomLoopMonitor, dict[str, object]]] = (
     weakref.WeakKeyDictionary()
@@ -193,13 +193,13 @@ _BINDINGS: Final[weakref.WeakKeyDictionary[DoomLoopMonitor, dict[str, object]]] 
 
 
 def bindings(monitor: DoomLoopMonitor) -> dict[str, object]:
-    """The objects bound by name in the session of ``monitor`` (PROT-43); they
+    """The objects bound by name in the session of ``monitor`` (PROT-36); they
     live as long as the session, so a ``resume`` (a new session) starts without."""
     return _BINDINGS.setdefault(monitor, {})
 
 
 def _bind_object(monitor: DoomLoopMonitor, request: Mapping[str, object]) -> object:
-    """``bindObject``: decode ``value`` once and hold it under ``name`` (PROT-43)."""
+    """``bindObject``: decode ``value`` once and hold it under ``name`` (PROT-36)."""
     held = bindings(monitor)
     name = _typed(request, "name", str)
     value = _input(request, "value", bindings=held)
@@ -210,7 +210,7 @@ def _bind_object(monitor: DoomLoopMonitor, request: Mapping[str, object]) -> obj
 
 
 def _set_member(monitor: DoomLoopMonitor, request: Mapping[str, object]) -> object:
-    """``setMember``: JS assignment ``bound[path[0]]...[path[-1]] = value`` (PROT-45)."""
+    """``setMember``: JS assignment ``bound[path[0]]...[path[-1]] = value`` (PROT-38)."""
     held = bindings(monitor)
     name = _typed(request, "name", str)
     path = _typed(request, "path", list)
@@ -233,7 +233,7 @@ def _set_member(monitor: DoomLoopMonitor, request: Mapping[str, object]) -> obje
 def _member_place(target: object, step: object, *, extend: bool) -> Any:
     """``target`` when ``step`` names a member of it: a string an object member,
     a whole number an array index; ``extend`` also allows a new member or the
-    index just past the end. Anything else is bad-request (PROT-45)."""
+    index just past the end. Anything else is bad-request (PROT-38)."""
     if isinstance(target, dict) and isinstance(step, str) and (extend or step in target):
         return target
     is_index = isinstance(step, int) and not isinstance(step, bool)

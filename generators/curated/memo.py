@@ -1,4 +1,4 @@
-"""The per-object fingerprint memo over the protocol (MON-60, PROT-43..PROT-46).
+"""The per-object fingerprint memo over the protocol (MON-60, PROT-36..PROT-39).
 
 Key material held by the session (``bindObject``), changed in place
 (``setMember``) and handed to ``declareRound`` / ``recordToolCall`` as the
@@ -18,7 +18,7 @@ from ..steps import bigint, declare, record, restore
 
 
 def bound(name: str) -> Any:
-    """The object the session bound to ``name`` (PROT-44)."""
+    """The object the session bound to ``name`` (PROT-37)."""
     return {"$js": "bound", "name": name}
 
 
@@ -37,7 +37,7 @@ SCENARIOS: list[dict[str, Any]] = [
     {
         "name": "declared-then-mutated-record-is-stale",
         "description": "an object declared, changed, then recorded in the same round keeps the declared fingerprint and is a member of the declared set",
-        "spec": ["MON-60", "ENG-136", "PROT-44", "PROT-45"],
+        "spec": ["MON-60", "ENG-136", "PROT-37", "PROT-38"],
         "tags": ["memo", "declare"],
         "option": True,
         "steps": [
@@ -51,7 +51,7 @@ SCENARIOS: list[dict[str, Any]] = [
     {
         "name": "recorded-then-mutated-next-round-is-stale",
         "description": "an object recorded, changed, then recorded again in the next round gets the first fingerprint: streak 2",
-        "spec": ["MON-60", "PROT-44", "PROT-45"],
+        "spec": ["MON-60", "PROT-37", "PROT-38"],
         "tags": ["memo"],
         "option": True,
         "steps": [
@@ -64,7 +64,7 @@ SCENARIOS: list[dict[str, Any]] = [
     {
         "name": "equal-distinct-objects-not-shared",
         "description": "two distinct objects with equal contents have their own memo entries: the second, changed before its first record, gets its new fingerprint",
-        "spec": ["MON-60", "PROT-43"],
+        "spec": ["MON-60", "PROT-36"],
         "tags": ["memo"],
         "option": True,
         "steps": [
@@ -92,7 +92,7 @@ SCENARIOS: list[dict[str, Any]] = [
     {
         "name": "nested-change-is-stale",
         "description": "changing a member nested inside the recorded object leaves its memoised fingerprint in place",
-        "spec": ["MON-60", "PROT-45"],
+        "spec": ["MON-60", "PROT-38"],
         "tags": ["memo"],
         "option": True,
         "steps": [
@@ -105,7 +105,7 @@ SCENARIOS: list[dict[str, Any]] = [
     {
         "name": "memo-keys-the-key-material-object",
         "description": "a fresh object wrapping the changed one is not memoised with it: the memo keys the key material itself, not its members",
-        "spec": ["MON-60", "PROT-44"],
+        "spec": ["MON-60", "PROT-37"],
         "tags": ["memo"],
         "option": True,
         "steps": [
@@ -160,7 +160,7 @@ SCENARIOS: list[dict[str, Any]] = [
     {
         "name": "shared-bound-object-in-two-bindings",
         "description": "an object bound inside two bound objects is one object: changing it through one binding changes what the other holds",
-        "spec": ["PROT-43", "PROT-45"],
+        "spec": ["PROT-36", "PROT-38"],
         "tags": ["memo"],
         "option": True,
         "steps": [

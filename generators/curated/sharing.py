@@ -1,4 +1,4 @@
-"""Shared sub-objects: one object at several places, not its own ancestor (CAN-19, PROT-40).
+"""Shared sub-objects: one object at several places, not its own ancestor (CAN-19, PROT-33).
 
 Each scenario hands the reference key material in which the same array or
 object appears more than once (an ``anchor`` and its ``alias`` tags, feature
@@ -17,12 +17,12 @@ from ..steps import declare, op, record, ref, returns
 
 
 def anchor(name: str, value: Any) -> Any:
-    """``value`` (an array or object), named ``name`` for later aliases (PROT-40)."""
+    """``value`` (an array or object), named ``name`` for later aliases (PROT-33)."""
     return {"$js": "anchor", "name": name, "value": value}
 
 
 def alias(name: str) -> Any:
-    """The very object the earlier anchor ``name`` decoded to (PROT-40)."""
+    """The very object the earlier anchor ``name`` decoded to (PROT-33)."""
     return {"$js": "alias", "name": name}
 
 
@@ -37,14 +37,14 @@ SCENARIOS: list[dict[str, Any]] = [
     {
         "name": "canonicalize-shared-member",
         "description": "an object held by two members of one object canonicalizes as two copies, not as a cycle",
-        "spec": ["CAN-19", "PROT-40", "PROT-41"],
+        "spec": ["CAN-19", "PROT-33", "PROT-34"],
         "tags": ["sharing", "canonical"],
         "steps": [op("canonicalize", value=SHARED), op("canonicalize", value=COPIES)],
     },
     {
         "name": "fingerprint-tool-call-shared-member",
         "description": "fingerprintToolCall of key material with a shared member equals the fingerprint of its copies",
-        "spec": ["CAN-19", "FP-02", "PROT-40"],
+        "spec": ["CAN-19", "FP-02", "PROT-33"],
         "tags": ["sharing", "fingerprint"],
         "steps": [
             op("fingerprintToolCall", toolName="read", keyMaterial=SHARED),
@@ -54,7 +54,7 @@ SCENARIOS: list[dict[str, Any]] = [
     {
         "name": "shared-at-two-depths",
         "description": "one object at depth 1 and again at depth 3 of the same key material is written in full at both places",
-        "spec": ["CAN-19", "PROT-40"],
+        "spec": ["CAN-19", "PROT-33"],
         "tags": ["sharing", "canonical"],
         "steps": [
             op(
@@ -67,7 +67,7 @@ SCENARIOS: list[dict[str, Any]] = [
     {
         "name": "shared-array",
         "description": "one array held twice (side by side in an array and as two members) canonicalizes as copies",
-        "spec": ["CAN-19", "PROT-40"],
+        "spec": ["CAN-19", "PROT-33"],
         "tags": ["sharing", "canonical"],
         "steps": [
             op("canonicalize", value=[anchor("xs", [1, "two", [3]]), alias("xs")]),
@@ -77,7 +77,7 @@ SCENARIOS: list[dict[str, Any]] = [
     {
         "name": "shared-and-cyclic-is-circular",
         "description": "a shared object that also contains itself still fails with the circular error: sharing does not hide a cycle",
-        "spec": ["CAN-19", "CAN-34", "PROT-41"],
+        "spec": ["CAN-19", "CAN-34", "PROT-34"],
         "tags": ["sharing", "canonical", "errors"],
         "steps": [
             op("canonicalize", value={"a": anchor("x", {"self": ref(1)}), "b": alias("x")}),
@@ -86,7 +86,7 @@ SCENARIOS: list[dict[str, Any]] = [
     {
         "name": "loop-key-fields-shared",
         "description": "a field-list loop key over arguments whose two fields hold one object yields key material written out twice",
-        "spec": ["KEY-09", "KEY-11", "CAN-19", "PROT-42"],
+        "spec": ["KEY-09", "KEY-11", "CAN-19", "PROT-35"],
         "tags": ["sharing", "loop-key"],
         "steps": [
             op(
@@ -99,7 +99,7 @@ SCENARIOS: list[dict[str, Any]] = [
     {
         "name": "loop-key-function-returns-shared",
         "description": "a loop-key function returning an array that holds one object twice yields that key material, written out twice",
-        "spec": ["KEY-12", "KEY-14", "CAN-19", "PROT-42"],
+        "spec": ["KEY-12", "KEY-14", "CAN-19", "PROT-35"],
         "tags": ["sharing", "loop-key"],
         "steps": [
             op("resolveLoopKey", loopKey=returns([anchor("x", X), alias("x")]), args={}),
@@ -108,7 +108,7 @@ SCENARIOS: list[dict[str, Any]] = [
     {
         "name": "record-shared-then-copies",
         "description": "recordToolCall of key material with a shared member, then of its copies: one fingerprint, streak 2",
-        "spec": ["CAN-19", "MON-15", "PROT-40"],
+        "spec": ["CAN-19", "MON-15", "PROT-33"],
         "tags": ["sharing", "monitor"],
         "option": True,
         "steps": [record("read", SHARED, 0), record("read", COPIES, 1)],
@@ -116,7 +116,7 @@ SCENARIOS: list[dict[str, Any]] = [
     {
         "name": "declare-shared-record-copies",
         "description": "a declared call whose key material shares a member matches the record of its copies: the round set is that one fingerprint",
-        "spec": ["CAN-19", "MON-09", "MON-19", "PROT-40"],
+        "spec": ["CAN-19", "MON-09", "MON-19", "PROT-33"],
         "tags": ["sharing", "monitor", "declare"],
         "option": True,
         "steps": [
@@ -131,7 +131,7 @@ SCENARIOS: list[dict[str, Any]] = [
     {
         "name": "declare-one-object-in-two-calls",
         "description": "one object given as the key material of two declared calls of a tool is one fingerprint in the declared set",
-        "spec": ["MON-09", "PROT-40"],
+        "spec": ["MON-09", "PROT-33"],
         "tags": ["sharing", "monitor", "declare"],
         "option": True,
         "steps": [
@@ -150,7 +150,7 @@ SCENARIOS: list[dict[str, Any]] = [
     {
         "name": "alias-is-the-same-object",
         "description": "an alias is the anchor's object, not a copy: changing a member through one place of a held object changes the other place too",
-        "spec": ["PROT-40", "PROT-43", "PROT-45"],
+        "spec": ["PROT-33", "PROT-36", "PROT-38"],
         "tags": ["sharing", "memo"],
         "option": True,
         "steps": [

@@ -281,7 +281,7 @@ def warning_text_changed() -> None:
 
 def shared_as_cycle() -> None:
     """Canonicalization remembers every container it met, not only the enclosing
-    ones, so a shared sub-object reads as circular (CAN-19, PROT-41)."""
+    ones, so a shared sub-object reads as circular (CAN-19, PROT-34)."""
     _edit(canonical, "_container", "ancestors.discard(marker)", "pass")
 
 
@@ -293,13 +293,13 @@ def _tag_decoded_as_copy(tag: str, function: str, held: str) -> None:
 
 
 def alias_decoded_as_copy() -> None:
-    """An alias decodes to a copy of its anchor, not the same object (PROT-40)."""
+    """An alias decodes to a copy of its anchor, not the same object (PROT-33)."""
     _tag_decoded_as_copy("alias", "_decode_alias", "context.anchors[name]")
 
 
 def bound_decoded_as_copy() -> None:
     """A bound tag decodes to a copy of the held object, as a harness over plain
-    JSON would: every request sees a fresh object and the memo never applies (PROT-44)."""
+    JSON would: every request sees a fresh object and the memo never applies (PROT-37)."""
     _tag_decoded_as_copy("bound", "_decode_bound", "context.bindings[name]")
 
 

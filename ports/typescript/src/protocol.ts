@@ -162,7 +162,7 @@ export class Dispatcher {
   private readonly mod: DoomLoopModule;
   private readonly options: DispatcherOptions;
   private readonly sessions = new Map<string, Monitor>();
-  /** The objects each session holds by name (PROT-43); they go with the session. */
+  /** The objects each session holds by name (PROT-36); they go with the session. */
   private readonly held = new WeakMap<Monitor, Map<string, object>>();
   private nextSession = 1;
   private readonly monitorOps: ReadonlyMap<string, MonitorOp>;
@@ -419,7 +419,7 @@ export class Dispatcher {
 }
 
 /**
- * `setMember`: the JS assignment `bound[path[0]]…[path[n-1]] = value` (PROT-45).
+ * `setMember`: the JS assignment `bound[path[0]]…[path[n-1]] = value` (PROT-38).
  * A string step names an object member, a whole number an array index; the
  * last step may add a member or the index just past the end.
  */

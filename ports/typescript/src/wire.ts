@@ -70,8 +70,8 @@ const NUMBERS: Readonly<Record<string, number>> = {
 
 /**
  * The state of one `decode` call: the enclosing containers (`ref`), the
- * complete anchors and the anchors still being decoded (PROT-40, PROT-41),
- * and the session's bound objects (PROT-44), undefined outside a session.
+ * complete anchors and the anchors still being decoded (PROT-33, PROT-34),
+ * and the session's bound objects (PROT-37), undefined outside a session.
  */
 interface Context {
   stack: object[];
@@ -118,7 +118,7 @@ function label(value: Record<string, unknown>): string {
   return name;
 }
 
-/** `anchor`: an array or object later `alias` tags of the same value name (PROT-40). */
+/** `anchor`: an array or object later `alias` tags of the same value name (PROT-33). */
 function decodeAnchor(value: Record<string, unknown>, context: Context): object {
   const name = label(value);
   if (context.anchors.has(name) || context.open.has(name)) throw new WireError(`anchor "${name}" is defined twice`);
@@ -130,7 +130,7 @@ function decodeAnchor(value: Record<string, unknown>, context: Context): object 
   return result;
 }
 
-/** `alias`: the very object an earlier, complete anchor decoded to (PROT-40, PROT-41). */
+/** `alias`: the very object an earlier, complete anchor decoded to (PROT-33, PROT-34). */
 function decodeAlias(value: Record<string, unknown>, context: Context): object {
   const name = label(value);
   if (context.open.has(name)) throw new WireError(`alias "${name}" inside its own anchor: a cycle is written ref`);
@@ -139,7 +139,7 @@ function decodeAlias(value: Record<string, unknown>, context: Context): object {
   return found;
 }
 
-/** `bound`: the object the session bound to this name with bindObject (PROT-44). */
+/** `bound`: the object the session bound to this name with bindObject (PROT-37). */
 function decodeBound(value: Record<string, unknown>, context: Context): object {
   const name = label(value);
   if (context.bindings === undefined) throw new WireError(`bound "${name}" outside a session operation`);

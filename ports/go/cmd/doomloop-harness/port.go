@@ -19,8 +19,8 @@ func (port) Implementation() harness.Implementation {
 }
 
 // Features: everything but js-coercion, js-inherited-members and
-// object-identity (the Go monitor has no fingerprint memo: MON-60, PROT-46).
-// Shared objects decode as one shared map or slice (PROT-40).
+// object-identity (the Go monitor has no fingerprint memo: MON-60, PROT-39).
+// Shared objects decode as one shared map or slice (PROT-33).
 func (port) Features() []string {
 	return []string{"bigint", "circular-references", "deep-nesting", "function-values", "json-own-members",
 		"large-integers", "lone-surrogates", "loop-key-functions", "negative-zero", "non-finite-numbers",

@@ -24,7 +24,7 @@ import (
 //
 // Anchors name a container within one DecodeTagged call; an alias shares the
 // map (or the slice's backing array) of its anchor, so canonicalization sees
-// one container at two places, not a cycle (PROT-40, PROT-41).
+// one container at two places, not a cycle (PROT-33, PROT-34).
 const tagName = "$js"
 
 // ScriptedLoopKey is a loop-key function in data form: it returns Returns
@@ -64,7 +64,7 @@ type tagDecoder struct {
 // pendingAlias stands for an alias whose anchor had not been decoded yet.
 // A Go map forgets the order of the JSON text, so an anchor that comes
 // first in the text may be decoded after its alias; resolve replaces the
-// placeholder once every anchor is known (PROT-41).
+// placeholder once every anchor is known (PROT-34).
 type pendingAlias struct{ name string }
 
 // resolve replaces every pendingAlias in v by its anchor's container.
@@ -243,7 +243,7 @@ func (d *tagDecoder) tag(x map[string]any, depth int) (any, error) {
 	return nil, fmt.Errorf("unknown or malformed tagged value (%s=%v)", tagName, x[tagName])
 }
 
-// anchor decodes the value of an anchor tag and names it (PROT-40).
+// anchor decodes the value of an anchor tag and names it (PROT-33).
 func (d *tagDecoder) anchor(x map[string]any, depth int) (any, error) {
 	name, ok := x["name"].(string)
 	if !ok || name == "" {

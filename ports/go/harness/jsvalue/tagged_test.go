@@ -14,8 +14,8 @@ func decodeText(t *testing.T, text string) (any, error) {
 	return DecodeTagged(parsed)
 }
 
-// An alias is the anchor's own map or slice (PROT-40), whatever order the Go
-// map hands the members to the decoder in (PROT-41).
+// An alias is the anchor's own map or slice (PROT-33), whatever order the Go
+// map hands the members to the decoder in (PROT-34).
 func TestAliasSharesTheAnchorsContainer(t *testing.T) {
 	for i := 0; i < 20; i++ { // map iteration order varies from run to run
 		v, err := decodeText(t, `{"a":{"$js":"anchor","name":"x","value":{"k":[1]}},"b":[{"$js":"alias","name":"x"}],"c":{"d":{"$js":"alias","name":"x"}}}`)

@@ -1,5 +1,5 @@
 /**
- * The tagged encoding's revision-1.2 tags (PROT-40..PROT-45): an alias is the
+ * The tagged encoding's revision-1.2 tags (PROT-33..PROT-38): an alias is the
  * anchor's very object, a cycle is still a ref, a bound tag is the held
  * object, and malformed tags are wire errors. Through the protocol, a
  * session's held objects reach the monitor's memo (MON-60).
