@@ -36,6 +36,7 @@ PROTOCOL_REVISION: Final = "1.2"
 ERROR_CODES: Final = (
     "canonicalization",
     "type-error",
+    "bad-scenario",
     "bad-request",
     "unknown-op",
     "unknown-session",

@@ -67,8 +67,10 @@ FEATURES: Final = (
     "js-coercion",
     "shared-objects",
     "object-identity",
+    "engine",
 )
-"""The controlled feature vocabulary, in the order spec/features.md lists it."""
+"""The controlled feature vocabulary, in the order spec/features.md lists it (``engine``:
+the engine level, operation ``runScenario``; never computed from a monitor input)."""
 
 OP_FEATURES: Final = {"bindObject": "object-identity", "setMember": "object-identity"}
 """Operations that need a feature whatever their inputs (PROT-36, PROT-38)."""

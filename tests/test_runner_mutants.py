@@ -56,6 +56,10 @@ KILLERS: dict[str, tuple[str, str]] = {
     "memo-ignored": ("curated/memo.json", "memo/declared-then-mutated-record-is-stale"),
     "memo-without-tool": ("curated/memo.json", "memo/memo-is-per-tool"),
     "restore-clears-memo": ("curated/memo.json", "memo/restore-keeps-memo"),
+    "engine-dispatch-perturbed": (
+        "curated/engine-scenarios.json",
+        "engine-scenarios/i-01-repeating-distinct-argument-fan-out",
+    ),
 }
 
 COMMITTED = support.committed_vectors()
@@ -92,3 +96,32 @@ def test_killing_vectors_pass_on_the_reference(tmp_path: Path) -> None:
     )
     assert status == 0
     assert lines[-1]["totals"]["passed"] == len({vector for _, vector in killers})
+
+
+@needs_vectors
+def test_engine_mutant_is_reported_at_its_dispatch(tmp_path: Path) -> None:
+    """The first difference of a transcript is named by run, dispatch and JSON Pointer."""
+    assert COMMITTED is not None
+    file, vector = KILLERS["engine-dispatch-perturbed"]
+    junit = tmp_path / "junit.xml"
+    status, lines = support.run(
+        [
+            str(COMMITTED / file),
+            "-k",
+            vector,
+            "--junit-xml",
+            str(junit),
+            "--port",
+            support.mutant("engine-dispatch-perturbed"),
+        ],
+        tmp_path / "report.jsonl",
+    )
+    assert status == 1
+    shown = "step 0 (runScenario) differs at run 0, dispatch 1, /request/model"
+    assert shown in junit.read_text(encoding="utf-8")
+    (failed,) = support.by_status(lines, "failed")
+    failure = failed["failure"]
+    assert failure["op"] == "runScenario" and failure["step"] == 0
+    assert failure["path"] == "run 0, dispatch 1, /request/model"
+    assert failure["actual"] == "mutant-model" and failure["expected"] != "mutant-model"
+    assert failure["differences"] == 1

@@ -332,6 +332,18 @@ def restore_clears_memo() -> None:
         "self._escalations_used = parsed.escalations_used",
         "self._escalations_used = parsed.escalations_used; self._memo = {}",
     )
+def engine_dispatch_perturbed() -> None:
+    """runScenario answers with the second dispatch of the first run asking another model."""
+    real = oracle.FUNCTION_OPS[oracle.ENGINE_OP]
+
+    def fake(request: Any) -> object:
+        transcript: Any = real(request)
+        dispatches = transcript["runs"][0]["dispatches"] if transcript["runs"] else []
+        if len(dispatches) > 1:
+            dispatches[1]["request"]["model"] = "mutant-model"
+        return transcript
+
+    oracle.FUNCTION_OPS[oracle.ENGINE_OP] = fake
 
 
 MUTANTS: dict[str, Callable[[], None]] = {
@@ -365,6 +377,7 @@ MUTANTS: dict[str, Callable[[], None]] = {
     "memo-ignored": memo_ignored,
     "memo-without-tool": memo_without_tool,
     "restore-clears-memo": restore_clears_memo,
+    "engine-dispatch-perturbed": engine_dispatch_perturbed,
 }
 
 
