@@ -25,6 +25,7 @@ export const FEATURES: readonly string[] = [
   'json-own-members',
   'js-inherited-members',
   'js-coercion',
+  'engine',
 ];
 
 /**
