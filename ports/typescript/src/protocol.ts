@@ -1,5 +1,5 @@
 /**
- * Protocol v1 request handling, independent of any transport.
+ * Protocol v1 (revision 1.2) request handling, independent of any transport.
  *
  * A {@link Dispatcher} answers one decoded request object at a time with a
  * response object. It drives a doom-loop module through its PUBLIC API only
