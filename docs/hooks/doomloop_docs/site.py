@@ -385,7 +385,7 @@ def on_page_context(
                     + " spec "
                     + " ".join(vector.get("spec", []))
                     + " steps "
-                    + " ".join(sorted({str(s.get("op")) for s in vector.get("steps", [])})),
+                    + " ".join(sorted({str(s.get("op")) for s in vectors.steps_of(vector)})),
                 }
             )
     return context

@@ -148,6 +148,16 @@ class Links:
     problems: list[str] = field(default_factory=list)
 
 
+def steps_of(vector: dict[str, Any]) -> list[dict[str, Any]]:
+    """A vector's steps; an engine vector is one ``runScenario`` step (vectors.md)."""
+    if "scenario" in vector:
+        return [
+            {"op": "runScenario", "scenario": vector["scenario"], "expect": vector.get("expect")}
+        ]
+    steps: list[dict[str, Any]] = vector.get("steps", [])
+    return steps
+
+
 def vector_body_html(vector: dict[str, Any], links: Links) -> str:
     """Everything about one vector except its title line."""
     spec_parts = []
@@ -177,11 +187,13 @@ def vector_body_html(vector: dict[str, Any], links: Links) -> str:
     if "initialState" in vector:
         state = value_html(vector["initialState"])
         out.append(f'<p class="dl-meta"><strong>Initial state</strong> {state}</p>')
+    if "facts" in vector:
+        out.append(f'<p class="dl-meta"><strong>Facts</strong> {value_html(vector["facts"])}</p>')
     out.append(
         '<table class="dl-steps"><thead><tr><th>#</th><th>Operation</th><th>Inputs</th>'
         "<th>Expected</th></tr></thead><tbody>"
     )
-    for number, step in enumerate(vector.get("steps", [])):
+    for number, step in enumerate(steps_of(vector)):
         inputs = step_inputs(step)
         out.append(
             f"<tr><td>{number}</td><td><code>{esc(str(step.get('op')))}</code></td>"
@@ -245,7 +257,7 @@ def family_page(vector_file: VectorFile, placeholder: Callable[[int], str]) -> s
         for v in vector_file.vectors:
             out.append(
                 f"| [`{v['id']}`](#{v['id']}) | {md_cell(md_text(str(v.get('description', ''))))} "
-                f"| {len(v.get('steps', []))} |"
+                f"| {len(steps_of(v))} |"
             )
         out.append("")
         for number, v in enumerate(vector_file.vectors):
