@@ -67,7 +67,8 @@ export class Run {
   private readonly executions: Execution[] = [];
   private rounds: RoundRunner;
   private readonly dispatches: Dispatch[] = [];
-  private readonly script: ScriptedResponse[];
+  private readonly script: readonly ScriptedResponse[];
+  /** How many scripted responses were consumed; also the next response's number less one (ENG-17). */
   private answered = 0;
   private input: JsonObject[] = [];
   private sessionStarted = false;
@@ -87,7 +88,7 @@ export class Run {
     this.state = Conversation.fromJson(loaded);
     const request = scenario.request;
     this.toolChoice = new ToolChoicePolicy(request.toolChoice, request.toolChoiceFrom, this.state.consumedToolChoiceKey);
-    this.script = [...spec.model];
+    this.script = spec.model;
     this.rounds = new RoundRunner(scenario, undefined, this.hooks, this.executions);
   }
 
@@ -167,7 +168,7 @@ export class Run {
     }
     if (kind !== 'final' && !replaced) this.toolChoice.sent(choice); // ENG-74, ENG-133
     request.input = clone([...items]);
-    const scripted = this.script.shift();
+    const scripted = this.script[this.answered];
     if (scripted === undefined) {
       this.dispatches.push({ index, kind, request: request as Json, responseId: null });
       throw new DispatchFailed(index);

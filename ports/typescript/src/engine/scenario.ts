@@ -66,6 +66,8 @@ export interface RunSpec {
 export interface Scenario {
   id: string;
   tools: ToolSpec[];
+  /** The tools by name, for the per-call lookups. */
+  toolsByName: ReadonlyMap<string, ToolSpec>;
   hooks: HandlerSpec[];
   request: RequestSpec;
   runs: RunSpec[];
@@ -76,7 +78,7 @@ export interface Scenario {
 
 /** The declared tool of that name, or undefined: an unknown call (ENG-18). */
 export function toolNamed(scenario: Scenario, name: string): ToolSpec | undefined {
-  return scenario.tools.find((tool) => tool.name === name);
+  return scenario.toolsByName.get(name);
 }
 
 /** A manual tool has no body, approval or HITL handler (ENG-18). */
@@ -218,13 +220,15 @@ export function readScenario(value: unknown): Scenario {
   known(data, SCENARIO_MEMBERS, 'scenario');
   const tools = list(member(data, 'tools', []), 'tools').map((tool, index) => readTool(tool, `tools[${index}]`));
   for (const tool of tools) buildLoopKey(tool.loopKey, tool.name, new Map()); // ENG-23: check the form now
-  if (new Set(tools.map((tool) => tool.name)).size !== tools.length) {
+  const toolsByName = new Map(tools.map((tool) => [tool.name, tool]));
+  if (toolsByName.size !== tools.length) {
     throw new ScenarioError('tools: two tools share a name');
   }
   const initial = member(data, 'initialState', null);
   return {
     id: string(member(data, 'id', null), 'id'),
     tools,
+    toolsByName,
     hooks: list(member(data, 'hooks', []), 'hooks').map((hook, index) => readHandler(hook, `hooks[${index}]`)),
     request: readRequest(member(data, 'request', {}), 'request'),
     runs: list(member(data, 'runs', null), 'runs').map((run, index) => readRun(run, `runs[${index}]`)),
