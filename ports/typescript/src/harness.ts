@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * Conformance harness, protocol v1: JSON lines on stdin/stdout.
+ * Conformance harness, protocol v1 (revision 1.2): JSON lines on stdin/stdout.
  *
  *   doomloop-kit-harness [--module PATH|PACKAGE] [--without-feature NAME]...
  *   node dist/harness.js  (the same, from this checkout)
@@ -24,7 +24,7 @@ import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import { loadModule } from './load-module.js';
-import { serve } from './serve.js';
+import { PROTOCOL_REVISION, serve } from './serve.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 
@@ -33,9 +33,10 @@ const OWN_PORT = { name: 'doomloop-kit-typescript-port', file: resolve(here, 'do
 
 const USAGE = `usage: doomloop-kit-harness [--module PATH|PACKAGE] [--without-feature NAME]...
 
-Serves the doom-loop conformance protocol (v1) on stdin/stdout over a module
-with the doom-loop API of @openrouter/agent 0.9.0 (default: this package's
-TypeScript port). Run it with the kit's runner:
+Serves the doom-loop conformance protocol (v1, revision ${PROTOCOL_REVISION}) on
+stdin/stdout over a module with the doom-loop API of @openrouter/agent 0.9.0
+(default: this package's TypeScript port), and the engine level (runScenario)
+over that module. Run it with the kit's runner:
   doomloop-kit conformance run --port "doomloop-kit-harness --module ./dist/doom-loop.js"
 `;
 

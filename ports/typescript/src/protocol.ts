@@ -1,5 +1,5 @@
 /**
- * Protocol v1 request handling, independent of any transport.
+ * Protocol v1 (revision 1.2) request handling, independent of any transport.
  *
  * A {@link Dispatcher} answers one decoded request object at a time with a
  * response object. It drives a doom-loop module through its PUBLIC API only
@@ -8,6 +8,7 @@
  * replay test uses this same class, so both take one code path.
  */
 
+import { runScenario, ScenarioError } from './engine/index.js';
 import { classifyWarning } from './warning-codes.js';
 import { decode, encode, setMember, WireError } from './wire.js';
 
@@ -39,8 +40,10 @@ export interface DispatcherOptions {
 }
 
 export const PROTOCOL_VERSION = 1;
-/** The revision this harness follows (PROT-30: documented, never sent). */
+/** The compatible revision of protocol 1 this harness implements (PROT-30): 1.2 adds `runScenario`. */
 export const PROTOCOL_REVISION = '1.2';
+/** The feature that makes the harness answer `runScenario` (the engine level, spec §15). */
+export const ENGINE_FEATURE = 'engine';
 
 /** The exports the harness calls (the SDK module's public API). */
 export const REQUIRED_EXPORTS: readonly string[] = [
@@ -259,6 +262,7 @@ export class Dispatcher {
     if (typeof op !== 'string') throw new OpError('bad-request', 'member "op" must be a string');
     if (op === 'hello') return this.hello(request);
     if (op === 'create') return this.create(request);
+    if (op === 'runScenario' && this.options.features.includes(ENGINE_FEATURE)) return this.runScenario(request);
     if (op === 'close') {
       const name = this.sessionName(request);
       this.sessions.delete(name);
@@ -298,6 +302,23 @@ export class Dispatcher {
       this.held.set(monitor, held);
     }
     return held;
+  }
+
+  /**
+   * The engine level (protocol 1.2): run a plain-JSON scenario (spec §15.1.4)
+   * through the engine over the module; a malformed one is `bad-scenario` (ENG-23).
+   */
+  private async runScenario(request: Request): Promise<Json> {
+    if (!hasOwn(request, 'scenario')) throw new OpError('bad-request', 'missing member "scenario"');
+    try {
+      const transcript = await this.withWarnings(() => runScenario(this.mod, request.scenario));
+      // PROT-31: the result is the transcript as JSON.stringify writes it (Infinity is null, -0 is 0),
+      // whoever serializes the response afterwards.
+      return JSON.parse(JSON.stringify(transcript)) as Json;
+    } catch (error) {
+      if (error instanceof ScenarioError) throw new OpError('bad-scenario', error.message);
+      throw error;
+    }
   }
 
   private sessionName(request: Request): string {

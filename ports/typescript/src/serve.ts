@@ -1,5 +1,5 @@
 /**
- * Host the protocol-v1 conformance harness over a doom-loop module: a
+ * Host the protocol-v1 (revision 1.2) conformance harness over a doom-loop module: a
  * TypeScript port of the SDK module passes the kit with a few lines of glue.
  *
  * ```ts
@@ -24,6 +24,7 @@ export { loadModule, resolveModule, type LoadedModule } from './load-module.js';
 export {
   asDoomLoopModule,
   Dispatcher,
+  PROTOCOL_REVISION,
   PROTOCOL_VERSION,
   REQUIRED_EXPORTS,
   type DoomLoopModule,

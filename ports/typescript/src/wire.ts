@@ -27,6 +27,7 @@ export const FEATURES: readonly string[] = [
   'js-coercion',
   'shared-objects',
   'object-identity',
+  'engine',
 ];
 
 /**

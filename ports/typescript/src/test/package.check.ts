@@ -34,6 +34,8 @@ const REQUESTS = [
   '{"id":2,"op":"fingerprintKeyMaterial","keyMaterial":"I am stuck."}',
   '{"id":3,"op":"resolveOption","option":null}',
   '{"id":4,"op":"resolveLoopKey","loopKey":["__proto__"],"args":{"path":"x"}}',
+  '{"id":5,"op":"runScenario","scenario":{"id":"pkg","doomLoop":true,"runs":[{"input":"hi","model":[{"output":[]}]}]}}',
+  '{"id":6,"op":"runScenario","scenario":{"id":"pkg"}}',
 ].join('\n');
 
 function run(command: string, args: readonly string[], cwd: string, input = ''): SpawnSyncReturns<string> {
@@ -49,7 +51,7 @@ function answers(result: SpawnSyncReturns<string>): Record<string, unknown>[] {
 
 /** The answers every host of a doom-loop module gives to REQUESTS. */
 function assertConversation(result: SpawnSyncReturns<string>, implementation: string): void {
-  const [hello, fingerprint, nullOption, protoKey] = answers(result);
+  const [hello, fingerprint, nullOption, protoKey, scenario, badScenario] = answers(result);
   const handshake = hello?.result as { implementation: { name: string }; features: string[] };
   assert.equal(handshake.implementation.name, implementation);
   assert.ok(handshake.features.includes('js-inherited-members'));
@@ -57,6 +59,11 @@ function assertConversation(result: SpawnSyncReturns<string>, implementation: st
   assert.equal((nullOption?.error as { code: string }).code, 'type-error');
   // JSON.parse makes __proto__ an own member, as the answer has it
   assert.deepEqual(protoKey?.result, JSON.parse('{"kind":"key","keyMaterial":{"__proto__":{}}}'));
+  // the engine level (protocol 1.2) ships in the package: a one-response run ends complete (ENG-125)
+  const transcript = scenario?.result as { scenario: string; runs: { end: { status: string; finalResponseId: string } }[] };
+  assert.equal(transcript.scenario, 'pkg');
+  assert.deepEqual([transcript.runs[0]?.end.status, transcript.runs[0]?.end.finalResponseId], ['complete', 'resp_1']);
+  assert.equal((badScenario?.error as { code: string }).code, 'bad-scenario');
 }
 
 describe('the npm package, installed outside the checkout', () => {

@@ -38,12 +38,51 @@ export interface Step {
   [input: string]: unknown;
 }
 
-export interface Vector {
+/** A monitor vector: an optional session, then steps. */
+export interface MonitorVector {
   id: string;
   features?: string[];
   option?: Json;
   initialState?: Json;
   steps: Step[];
+}
+
+/** An engine vector (spec §15): one scenario, its transcript or the error `bad-scenario`. */
+export interface EngineVector {
+  id: string;
+  features?: string[];
+  scenario: Json;
+  expect: { result?: Json; error?: string };
+}
+
+export type Vector = MonitorVector | EngineVector;
+
+const isEngineVector = (vector: Vector): vector is EngineVector => Object.prototype.hasOwnProperty.call(vector, 'scenario');
+
+/** A transcript with each run's `warnings` reduced to its length: warnings are informative (ENG-108). */
+function warningCounts(transcript: Json | undefined): Json | undefined {
+  if (typeof transcript !== 'object' || transcript === null || Array.isArray(transcript) || !Array.isArray(transcript.runs)) {
+    return transcript;
+  }
+  const runs = transcript.runs.map((run) =>
+    typeof run === 'object' && run !== null && !Array.isArray(run) && Array.isArray(run.warnings)
+      ? { ...run, warnings: run.warnings.length }
+      : run,
+  );
+  return { ...transcript, runs };
+}
+
+/** Replay an engine vector through `runScenario`, comparing as the runner does. */
+async function replayEngine(dispatcher: Dispatcher, vector: EngineVector): Promise<string[]> {
+  const response = await call(dispatcher, { op: 'runScenario', scenario: vector.scenario });
+  const where = `${vector.id} (runScenario)`;
+  if (vector.expect.error !== undefined) {
+    if (!('error' in response)) return [`${where}: expected error ${vector.expect.error}, got a transcript`];
+    return response.error.code === vector.expect.error ? [] : [`${where}: expected error ${vector.expect.error}, got ${response.error.code}`];
+  }
+  if (!('result' in response)) return [`${where}: expected a transcript, got error ${response.error.code}: ${response.error.message}`];
+  const difference = firstDifference(warningCounts(response.result), warningCounts(vector.expect.result));
+  return difference === undefined ? [] : [`${where}: differs at ${difference}`];
 }
 
 let requestId = 0;
@@ -64,6 +103,7 @@ function failure(response: Response, what: string): Error {
  * Returns a list of mismatch descriptions (empty = pass).
  */
 export async function replay(dispatcher: Dispatcher, vector: Vector): Promise<string[]> {
+  if (isEngineVector(vector)) return replayEngine(dispatcher, vector);
   const problems: string[] = [];
   let session: string | undefined;
   const hasOption = Object.prototype.hasOwnProperty.call(vector, 'option');

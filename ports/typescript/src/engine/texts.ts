@@ -1,0 +1,47 @@
+/**
+ * Texts the engine itself writes to the model (spec §15.4.1, ENG-102 … ENG-107).
+ * Verdict messages come from the monitor; these are the engine's own wrappers
+ * and fixed texts, code unit for code unit.
+ */
+
+export const ESCALATION_NOTICE_SUFFIX = 'An escalated turn follows: use the additional guidance to change course.';
+export const HALT_PREFIX = 'Run halted by doom-loop detection: ';
+export const HALT_FALLBACK = 'Run halted by doom-loop detection.';
+export const REJECTED_BY_USER = 'Rejected by user';
+export const NOT_EXECUTABLE = 'Tool not found or not executable';
+
+/** The verdict message, one space, the fixed sentence (ENG-102). */
+export function escalationNotice(message: string): string {
+  return `${message} ${ESCALATION_NOTICE_SUFFIX}`;
+}
+
+/** The advisor's default instructions around the verdict message (ENG-103). */
+export function advisorInstructions(message: string): string {
+  return (
+    'You are an escalation advisor. The executing model appears stuck in a loop: ' +
+    `${message} Diagnose why its approach is failing and give concrete, specific ` +
+    'instructions for a DIFFERENT approach. Do not restate the problem.'
+  );
+}
+
+/** The parse-error text of a call whose arguments are not JSON (ENG-104). */
+export function malformedArguments(toolName: string, raw: string): string {
+  return (
+    `Failed to parse tool call arguments for "${toolName}": The model provided invalid ` +
+    `JSON. Raw arguments received: "${raw}". Please provide valid JSON arguments for this ` +
+    'tool call.'
+  );
+}
+
+/** The output text of a call sealed at a stop gate (ENG-106). */
+export function haltSeal(message: string | undefined): string {
+  return message === undefined ? HALT_FALLBACK : HALT_PREFIX + message;
+}
+
+/** The block text used when a verdict carries no message (ENG-107). */
+export function blockFallback(toolName: string): string {
+  return (
+    `Doom loop suspected: tool "${toolName}" is repeating identical calls. Repeating the ` +
+    'call will not change the result. Take a different approach.'
+  );
+}

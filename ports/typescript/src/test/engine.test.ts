@@ -1,0 +1,123 @@
+/**
+ * The engine layer (src/engine, spec §15) over the monitor module's public API,
+ * and the harness's `runScenario` (protocol 1.2, feature `engine`). Transcripts
+ * of the brief's scenarios are compared with the reference engine by the kit's
+ * tests/test_ts_engine.py and by the engine vectors (vectors.test.ts); these
+ * tests pin facts of the spec directly.
+ */
+
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+
+import * as port from '../doom-loop.js';
+import { runScenario, ScenarioError, type Transcript } from '../engine/index.js';
+import { Dispatcher } from '../protocol.js';
+import { JS_MODULE_FEATURES } from '../wire.js';
+
+const call = (name: string, args: string, callId: string): Record<string, unknown> => ({
+  type: 'function_call',
+  name,
+  arguments: args,
+  callId,
+});
+const text = (value: string): Record<string, unknown> => ({
+  type: 'message',
+  role: 'assistant',
+  content: [{ type: 'output_text', text: value }],
+});
+const turn = (...output: Record<string, unknown>[]): Record<string, unknown> => ({ output });
+
+/** The same call four times over a default ladder (observe 2, block 3, stop 6: CFG-12), then text. */
+const REPEATING = {
+  id: 'repeating',
+  doomLoop: true,
+  tools: [{ name: 'read' }],
+  runs: [
+    {
+      input: 'go',
+      model: [
+        turn(call('read', '{"p":1}', 'c1')),
+        turn(call('read', '{"p":1}', 'c2')),
+        turn(call('read', '{"p":1}', 'c3')),
+        turn(text('done')),
+      ],
+    },
+  ],
+};
+
+/** A module object holding nothing but the exports the engine may use. */
+const bareModule = Object.freeze({
+  resolveDoomLoopOption: port.resolveDoomLoopOption,
+  resolveLoopKeyMaterial: port.resolveLoopKeyMaterial,
+  DoomLoopMonitor: port.DoomLoopMonitor,
+});
+
+function dispatcher(features: readonly string[] = JS_MODULE_FEATURES): Dispatcher {
+  return new Dispatcher(port, { implementation: { name: 't', language: 'typescript', version: '0' }, features, log: () => {} });
+}
+
+describe('engine', () => {
+  it('drives the monitor through its public API only (ENG-14)', async () => {
+    const overPort = await runScenario(port, REPEATING);
+    const overBare = await runScenario(bareModule, REPEATING);
+    assert.deepEqual(overBare, overPort);
+  });
+
+  it('numbers responses resp_1, resp_2, … in the order they are consumed (ENG-17)', async () => {
+    const transcript: Transcript = await runScenario(port, REPEATING);
+    const ids = transcript.runs[0]?.dispatches.map((dispatch) => dispatch.responseId);
+    assert.deepEqual(ids, ['resp_1', 'resp_2', 'resp_3', 'resp_4']);
+  });
+
+  it('blocks the third identical call: its body does not run and its output is an error (ENG-78, CFG-12)', async () => {
+    const run = (await runScenario(port, REPEATING)).runs[0]!;
+    assert.deepEqual(run.executions.map((execution) => execution.callId), ['c1', 'c2']);
+    const detected = run.events.filter((event) => event.hook === 'DoomLoopDetected').map((event) => event.appliedAction);
+    assert.deepEqual(detected, ['observe', 'block']);
+    const input = (run.dispatches[3]?.request as { input: { type?: string; callId?: string; output?: string }[] }).input;
+    const blocked = input.find((item) => item.type === 'function_call_output' && item.callId === 'c3');
+    assert.ok(blocked?.output !== undefined && 'error' in (JSON.parse(blocked.output) as object));
+  });
+
+  it('never sends the doomLoop option to the model (ENG-25)', async () => {
+    const run = (await runScenario(port, REPEATING)).runs[0]!;
+    for (const dispatch of run.dispatches) assert.ok(!('doomLoop' in (dispatch.request as object)));
+  });
+
+  it('ends the run with script-exhausted when the scripted model runs out (ENG-20)', async () => {
+    const scenario = { ...REPEATING, runs: [{ input: 'go', model: [turn(call('read', '{}', 'c1'))] }] };
+    const run = (await runScenario(port, scenario)).runs[0]!;
+    assert.deepEqual(run.end.error, { kind: 'script-exhausted', dispatch: 1 });
+    assert.equal(run.end.reason, 'error');
+    assert.deepEqual(run.events.at(-1), { hook: 'SessionEnd', payload: { reason: 'error' } });
+  });
+
+  it('rejects a malformed scenario before any run (ENG-23)', async () => {
+    await assert.rejects(runScenario(port, { ...REPEATING, colour: 'blue' }), ScenarioError);
+    await assert.rejects(runScenario(port, { id: 'x', runs: [{ model: [] }] }), ScenarioError);
+    await assert.rejects(runScenario(port, { id: 'x', runs: [{ input: 'go', model: [turn({ role: 'assistant' })] }] }), ScenarioError);
+  });
+});
+
+describe('runScenario over the protocol', () => {
+  it('declares the engine feature and answers with the transcript', async () => {
+    const hello = await dispatcher().handle({ id: 1, op: 'hello', protocol: 1 });
+    assert.ok('result' in hello && (hello.result as { features: string[] }).features.includes('engine'));
+    const response = await dispatcher().handle({ id: 2, op: 'runScenario', scenario: REPEATING });
+    assert.ok('result' in response);
+    assert.deepEqual(response.result, JSON.parse(JSON.stringify(await runScenario(port, REPEATING))));
+  });
+
+  it('answers bad-scenario for a malformed scenario and bad-request without one', async () => {
+    const bad = await dispatcher().handle({ id: 3, op: 'runScenario', scenario: { id: 'x', runs: 'none' } });
+    assert.ok('error' in bad && bad.error.code === 'bad-scenario');
+    const missing = await dispatcher().handle({ id: 4, op: 'runScenario' });
+    assert.ok('error' in missing && missing.error.code === 'bad-request');
+  });
+
+  it('does not know runScenario when engine is left out of the features', async () => {
+    const without = dispatcher(JS_MODULE_FEATURES.filter((feature) => feature !== 'engine'));
+    const response = await without.handle({ id: 5, op: 'runScenario', scenario: REPEATING });
+    assert.ok('error' in response && response.error.code === 'unknown-op');
+  });
+});
