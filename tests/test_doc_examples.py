@@ -27,19 +27,28 @@ DOCS = [
 ]
 _FENCE = re.compile(r"^\s*(```|~~~)")
 _COMMAND = re.compile(r"^(?:\S*/)?doomloop-kit conformance run\b(.*)$")
+_NOT_RUN = re.compile(r"^#\s*not run\b:?\s*(.*)$")
 GO = REPO / "ports" / "go" / "bin" / "doomloop-harness"
 
 
-def examples() -> list[tuple[str, str]]:
-    found = []
-    for path in DOCS:
-        inside, pending = False, ""
+def _scan(paths: list[Path] = DOCS) -> list[tuple[str, str, str | None]]:
+    """Every ``conformance run`` command of the docs: (where, arguments, not-run reason)."""
+    found: list[tuple[str, str, str | None]] = []
+    for path in paths:
+        name = path.relative_to(REPO) if path.is_relative_to(REPO) else path.name
+        inside, pending, first, reason = False, "", False, None
         for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
             if _FENCE.match(line):
-                inside, pending = not inside, ""
+                inside, pending, first, reason = not inside, "", True, None
                 continue
             if not inside:
                 continue
+            if first:
+                first = False
+                marker = _NOT_RUN.match(line.strip())
+                if marker:
+                    reason = marker.group(1).strip()
+                    continue
             line = pending + line.strip()
             if line.endswith("\\"):
                 pending = line[:-1] + " "
@@ -47,8 +56,16 @@ def examples() -> list[tuple[str, str]]:
             pending = ""
             match = _COMMAND.match(line)
             if match:
-                found.append((f"{path.relative_to(REPO)}:{number}", match.group(1)))
+                found.append((f"{name}:{number}", match.group(1), reason))
     return found
+
+
+def examples() -> list[tuple[str, str]]:
+    return [(where, rest) for where, rest, reason in _scan() if reason is None]
+
+
+def not_run_examples() -> list[tuple[str, str, str]]:
+    return [(where, rest, reason) for where, rest, reason in _scan() if reason is not None]
 
 
 def _port() -> str:
@@ -59,6 +76,26 @@ def test_the_docs_have_selection_examples() -> None:
     arguments = " ".join(rest for _, rest in examples())
     for option in ("--family", "--tag", "-k"):
         assert f" {option} " in arguments, option
+
+
+def test_examples_not_run_say_why_and_are_few() -> None:
+    """A block marked ``# not run:`` gives its reason; most examples do run."""
+    skipped = not_run_examples()
+    assert all(len(reason) >= 10 for _, _, reason in skipped), skipped
+    assert len(skipped) < len(examples())
+
+
+def test_the_not_run_marker_is_read_from_the_first_line_only(tmp_path: Path) -> None:
+    page = tmp_path / "page.md"
+    page.write_text(
+        "```sh\n# not run: needs the SDK installed\ndoomloop-kit conformance run --port x\n```\n"
+        "```sh\ndoomloop-kit conformance run --port y  # not run: too late, it runs\n```\n",
+        encoding="utf-8",
+    )
+    assert [(where, rest.strip(), reason) for where, rest, reason in _scan([page])] == [
+        ("page.md:3", "--port x", "needs the SDK installed"),
+        ("page.md:6", "--port y  # not run: too late, it runs", None),
+    ]
 
 
 @pytest.mark.parametrize(("where", "rest"), examples(), ids=[w for w, _ in examples()])
