@@ -362,6 +362,20 @@ def test_matrix_counts_come_from_the_reports(built: dict[str, Any]) -> None:
     assert f"{total}/{total}" in text
     assert f"{built['counts']['partial_passed']}/{total}" in text
     assert "No conformance reports" not in text
+    engine = sum(
+        1
+        for entry, data in _vector_files()
+        for vector in data["vectors"]
+        if entry["family"].startswith("engine-") or "engine" in vector["features"]
+    )
+    summary = plain_text(
+        rendered[rendered.index('id="implementations"') : rendered.index('id="by-family"')]
+    )
+    if engine:  # fixture-complete declares every feature, fixture-partial none
+        assert f"passes ({engine}/{engine})" in summary
+        assert "not claimed (no engine feature)" in summary
+    else:
+        assert "claimed, no engine vector run" in summary
     article = rendered[rendered.index("<article") : rendered.index("</article>")]
     assert not re.search(r"\d{4}-\d{2}-\d{2}|\d{1,2}:\d{2}:\d{2}", plain_text(article))
 
@@ -741,6 +755,12 @@ def test_engine_landing_page_renders_the_brief_example_from_the_reference(
     # the whole transcript, as JSON, is on the page
     block = json.dumps(transcript, indent=2, ensure_ascii=False)
     assert all(re.sub(r"\s+", " ", line.strip()) in text for line in block.splitlines())
+    # the catalog's vector of the same scenario, when the vector set has one, is linked
+    for file_entry, data in _vector_files():
+        for vector in data["vectors"]:
+            if vector.get("scenario", {}).get("id") == "I-08":
+                page = f"../vectors/{file_entry['kind']}/{file_entry['family']}/"
+                assert f'href="{page}#{html.escape(vector["id"])}"' in rendered
     statements = spec.parse(ROOT / "spec").statements
     for sid in entry["spec"]:
         page = posixpath.basename(statements[sid].src_uri)[: -len(".md")]

@@ -116,15 +116,20 @@ def run_summary(run: Mapping[str, Any]) -> list[str]:
     return out
 
 
-def example_markdown(brief_id: str, link: StatementLink) -> str:
-    """The Markdown that replaces the marker for ``brief_id``."""
+def example_markdown(
+    brief_id: str, link: StatementLink, vector_link: Callable[[str], tuple[str, str] | None]
+) -> str:
+    """The Markdown that replaces the marker for ``brief_id``; ``vector_link`` gives the
+    id and link target of the catalog's vector of that scenario, when there is one."""
     entry = brief_entry(brief_id)
     scenario = entry["scenario"]
     transcript = transcript_of(scenario)
+    vector = vector_link(brief_id)
+    where = f" It is the vector [`{vector[0]}`]({vector[1]}) of the catalog." if vector else ""
     out = [
         f"**Brief scenario {md_text(brief_id)}, *{md_text(str(entry['title']))}*** "
-        f"(cites {_statements(entry['spec'], link)}). The scenario, as the runner sends it "
-        "in `runScenario`:",
+        f"(cites {_statements(entry['spec'], link)}).{where} The scenario, as the runner "
+        "sends it in `runScenario`:",
         "",
         *_json_block(scenario),
         "",
@@ -149,12 +154,25 @@ def example_markdown(brief_id: str, link: StatementLink) -> str:
     return "\n".join(out)
 
 
-def fill(markdown: str, page_src_uri: str, statement_src: Callable[[str], str | None]) -> str:
-    """Replace every example marker of a page; ``statement_src`` gives a statement's page."""
-    page_dir = posixpath.dirname(page_src_uri)
+def fill(
+    markdown: str,
+    page_src_uri: str,
+    statement_src: Callable[[str], str | None],
+    vector_src: Callable[[str], tuple[str, str] | None],
+) -> str:
+    """Replace every example marker of a page. ``statement_src`` gives a statement's page;
+    ``vector_src`` the id and family page of the engine vector whose scenario has an id."""
+    page_dir = posixpath.dirname(page_src_uri) or "."
 
     def link(sid: str) -> str | None:
         src = statement_src(sid)
-        return None if src is None else f"{posixpath.relpath(src, page_dir or '.')}#{sid}"
+        return None if src is None else f"{posixpath.relpath(src, page_dir)}#{sid}"
 
-    return MARKER.sub(lambda m: example_markdown(m["id"], link), markdown)
+    def vector_link(scenario_id: str) -> tuple[str, str] | None:
+        found = vector_src(scenario_id)
+        if found is None:
+            return None
+        vid, src = found
+        return vid, f"{posixpath.relpath(src, page_dir)}#{vid}"
+
+    return MARKER.sub(lambda m: example_markdown(m["id"], link, vector_link), markdown)

@@ -304,8 +304,15 @@ def _engine_examples(state: BuildState, src_uri: str, markdown: str) -> str:
         found = state.spec_index.statements.get(sid)
         return found.src_uri if found else None
 
+    vectors_by_scenario = {
+        str(v["scenario"].get("id")): (str(v.get("id")), f.page_uri)
+        for f in state.catalog.files
+        for v in f.vectors
+        if vectors.is_engine(v) and isinstance(v["scenario"], dict)
+    }
+
     try:
-        return engine.fill(markdown, src_uri, statement_src)
+        return engine.fill(markdown, src_uri, statement_src, vectors_by_scenario.get)
     except engine.ExampleError as error:
         log.warning(f"{src_uri}: {error}")
         note = f'!!! failure "Example not generated"\n    {error}'
