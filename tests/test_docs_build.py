@@ -792,3 +792,15 @@ def test_engine_vectors_in_a_strict_build(tmp_path: Path) -> None:
     shown = set(re.findall(r'class="dl-sid" href="[^"]+">([A-Z0-9-]+)<', rendered))
     assert shown == {"ENG-38", "ENG-79", "ENG-23"}
     assert "passes (2/2)" in plain_text(page_html(site, "matrix/"))
+
+
+def test_the_guides_runscenario_request_is_a_valid_request_and_scenario() -> None:
+    from doomloop_kit.engine import Scenario, run_scenario
+
+    guide = (ROOT / "docs" / "guide" / "write-a-harness.md").read_text(encoding="utf-8")
+    lines = [line.strip() for line in guide.splitlines() if '"op": "runScenario"' in line]
+    assert lines
+    for line in lines:
+        request = json.loads(line)
+        transcript = run_scenario(Scenario.from_json(request["scenario"])).to_json()
+        assert transcript["scenario"] == request["scenario"]["id"]
