@@ -792,6 +792,8 @@ def test_engine_vectors_in_a_strict_build(tmp_path: Path) -> None:
     shown = set(re.findall(r'class="dl-sid" href="[^"]+">([A-Z0-9-]+)<', rendered))
     assert shown == {"ENG-38", "ENG-79", "ENG-23"}
     assert "passes (2/2)" in plain_text(page_html(site, "matrix/"))
+    index = page_html(site, "vectors/")
+    assert 'Engine vectors (<a href="curated/engine-fixture/">engine-fixture</a>)' in index
 
 
 def test_the_guides_runscenario_request_is_a_valid_request_and_scenario() -> None:

@@ -192,6 +192,16 @@ def on_files(files: Files, config: MkDocsConfig) -> Files:
         extra += ["The format of the files is specified in [Vector files](../spec/vectors.md).", ""]
     if any(f.rel == "vectors.schema.json" for f in state.schema_files):
         extra += ["Field reference: [vector file schema](../schemas/vectors.md).", ""]
+    engine_files = [f for f in state.catalog.files if f.family.startswith("engine-")]
+    if engine_files and files.get_file_from_path(nav.DOCS_PAGES["engine"]) is not None:
+        families = ", ".join(
+            f"[{f.family}]({posixpath.relpath(f.page_uri, 'vectors')})" for f in engine_files
+        )
+        extra += [
+            f"Engine vectors ({families}) each send one scenario with `runScenario` and "
+            "expect its transcript: see [the engine level](../engine/index.md).",
+            "",
+        ]
     _add(
         files,
         File.generated(
