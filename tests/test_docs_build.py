@@ -806,3 +806,15 @@ def test_the_guides_runscenario_request_is_a_valid_request_and_scenario() -> Non
         request = json.loads(line)
         transcript = run_scenario(Scenario.from_json(request["scenario"])).to_json()
         assert transcript["scenario"] == request["scenario"]["id"]
+
+
+def test_the_engine_pages_python_example_prints_the_transcript_it_shows(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    page = (ROOT / "docs" / "engine" / "index.md").read_text(encoding="utf-8")
+    (code,) = re.findall(r"```python\n(.*?)```", page, re.S)
+    exec(compile(code, "docs/engine/index.md", "exec"), {})
+    printed = json.loads(capsys.readouterr().out)
+    assert printed["scenario"] == "I-08"
+    assert "<!-- doomloop:engine-example I-08 -->" in page  # the scenario the page renders
+    assert [len(run["dispatches"]) for run in printed["runs"]] == [4]  # brief I-08: 4 dispatches
