@@ -4,8 +4,9 @@
 
 Prints the build time, the total bytes, and per generated family the number
 of transcripts and the share that reach each ladder action (a verdict or a
-resolveLadderAction result with that action). Reads nothing but the code; it
-writes nothing.
+resolveLadderAction result with that action); then the time the engine files
+take alone (curated, and each generated engine family). Reads nothing but
+the code; it writes nothing.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import json
 import time
 from collections import Counter
 
-from doomloop_kit.generators import regenerate
+from doomloop_kit.generators import engine_curated, regenerate
 
 ACTIONS = ("observe", "steer", "escalate", "block", "stop")
 
@@ -43,7 +44,7 @@ def main() -> int:
     overall: Counter[str] = Counter()
     count = 0
     for path, data in files.items():
-        if not path.startswith("generated/"):
+        if not path.startswith("generated/") or path.startswith("generated/engine-"):
             continue
         vectors = json.loads(data)["vectors"]
         family: Counter[str] = Counter()
@@ -55,7 +56,22 @@ def main() -> int:
         print(f"  {path:32} {len(vectors):4}  {shares}")
     shares = " ".join(f"{a}={overall[a] / count:.0%}" for a in ACTIONS)
     print(f"  {'all generated':32} {count:4}  {shares}")
+    engine_times()
     return 0
+
+
+def engine_times() -> None:
+    """The engine files alone: the reference engine runs every scenario once."""
+    started = time.perf_counter()
+    curated = engine_curated.curated_files()
+    elapsed = time.perf_counter() - started
+    count = sum(len(f.vectors) for f in curated)
+    print(f"engine: curated {len(curated)} files, {count} vectors, in {elapsed:.2f}s")
+    for name, family in regenerate.engine_families().items():
+        started = time.perf_counter()
+        built = regenerate.generated_engine_file(family, family.count)
+        elapsed = time.perf_counter() - started
+        print(f"  {built.family:32} {len(built.vectors):4}  in {elapsed:.2f}s")
 
 
 if __name__ == "__main__":

@@ -10,6 +10,13 @@ Inputs arrive, and results leave, as tagged JSON (PROT-05): decode them with
 :func:`doomloop_kit.reference.wire.encode`, or the port's own equivalents.
 ``conformance/harnesses/reference_port.py`` is the example: the Python
 reference served this way.
+
+The engine level (protocol revision 1.2, PROT-41): a port whose engine
+runs scenarios lists the feature ``engine`` and answers ``runScenario`` in
+:meth:`Port.call` (no session: ``monitor`` is None) with the transcript, plain
+JSON, raising ``PortError("bad-scenario", ...)`` for a malformed scenario
+(PROT-42). A port without it never receives the operation: the runner skips
+engine vectors for a harness that does not declare ``engine``.
 """
 
 from __future__ import annotations
@@ -23,7 +30,8 @@ PROTOCOL = 1
 
 
 class PortError(Exception):
-    """An error response: ``code`` from PROT-20 (``canonicalization``, ``bad-request``...)."""
+    """An error response: ``code`` from PROT-20 (``canonicalization``, ``bad-scenario``,
+    ``bad-request``...)."""
 
     def __init__(self, code: str, message: str) -> None:
         super().__init__(message)
@@ -52,7 +60,8 @@ class Port(Protocol):
         ...
 
     def call(self, monitor: object | None, request: Mapping[str, Any]) -> object:
-        """Run ``request["op"]``: on ``monitor`` for a monitor operation, else a function.
+        """Run ``request["op"]``: on ``monitor`` for a monitor operation, else a function
+        or ``runScenario`` (the engine level, PROT-41).
 
         Return the result as tagged JSON; raise :class:`PortError` for an error
         response (``unknown-op`` for an operation the port does not know).

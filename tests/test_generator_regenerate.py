@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import os
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 from doomloop_kit.generators import regenerate, strategies
@@ -193,3 +197,109 @@ def test_constraints_pin_the_hypothesis_the_vectors_were_drawn_with() -> None:
         if "==" in line and not line.startswith("#")
     )
     assert pins["hypothesis"] == regenerate.HYPOTHESIS_VERSION
+
+
+# -- generated engine families (generators/engine_families.py, session 3 interface) ------------
+
+
+@dataclass(frozen=True)
+class _StandInFamily:
+    """The EngineFamily shape: a stand-in, so that this branch tests the wiring alone."""
+
+    name: str
+    strategy: Callable[[], Any]
+    count: int
+    seed: int
+    spec: tuple[str, ...]
+    description: str
+
+
+def _stand_in_pairs() -> Any:
+    from doomloop_kit.generators.engine_scenarios.build import fresh, text, turn
+    from hypothesis import strategies as st
+
+    def scenario(pair: tuple[str, int]) -> tuple[str, dict[str, Any]]:
+        shape, n = pair
+        if shape == "malformed":  # ENG-23: an unknown member
+            return shape, {"id": f"stand-in-{n}", "runs": [], "extra": n}
+        return shape, {
+            "id": f"stand-in-{n}",
+            "doomLoop": True,
+            "runs": [fresh([turn(text("x" * n))])],
+        }
+
+    return st.tuples(st.sampled_from(["text", "malformed"]), st.integers(1, 50)).map(scenario)
+
+
+STAND_IN = _StandInFamily(
+    "stand-in", _stand_in_pairs, 6, 20261299, ("ENG-15",), "a stand-in family"
+)
+
+
+def test_engine_families_are_drawn_into_their_own_files(monkeypatch: pytest.MonkeyPatch) -> None:
+    from doomloop_kit.engine import ScenarioError, run_scenario
+
+    monkeypatch.setattr(regenerate, "engine_families", lambda: {"stand-in": STAND_IN})
+    first = regenerate.build_all(dict(SMALL), validate=True)
+    assert first == regenerate.build_all(dict(SMALL))  # the same bytes again
+    raw = first["generated/engine-stand-in.json"]
+    manifest = json.loads(first["manifest.json"])
+    assert manifest["files"][-1]["path"] == "generated/engine-stand-in.json"
+    data = json.loads(raw)
+    assert data["generator"] == {"version": "2", "seed": 20261299, "examples": 6}
+    assert len(data["vectors"]) == 6
+    shapes = set()
+    for vector in data["vectors"]:
+        shape = vector["id"].split("/")[1].rsplit("-", 1)[0]
+        shapes.add(shape)
+        assert vector["id"].startswith("engine-stand-in/") and vector["features"] == ["engine"]
+        assert vector["tags"] == ["engine-stand-in", shape]
+        try:
+            expected: Any = {"result": run_scenario(vector["scenario"]).to_json()}
+        except ScenarioError:
+            expected = {"error": "bad-scenario"}
+        assert compare(expected, vector["expect"]) == []
+    assert shapes == {"text", "malformed"}
+    parser = argparse.ArgumentParser()
+    regenerate.add_arguments(parser)
+    assert parser.parse_args(["--count", "engine-stand-in=2"]).count == [("engine-stand-in", 2)]
+    assert (
+        len(
+            json.loads(
+                regenerate.build_all({"engine-stand-in": 2})["generated/engine-stand-in.json"]
+            )["vectors"]
+        )
+        == 2
+    )
+
+
+def test_engine_families_module_is_optional(monkeypatch: pytest.MonkeyPatch) -> None:
+    def missing(name: str) -> None:
+        raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+
+    monkeypatch.setattr(importlib, "import_module", missing)
+    assert regenerate.engine_families() == {}
+
+    def broken(name: str) -> None:
+        raise ModuleNotFoundError("No module named 'nowhere'", name="nowhere")
+
+    monkeypatch.setattr(importlib, "import_module", broken)
+    with pytest.raises(ModuleNotFoundError, match="nowhere"):
+        regenerate.engine_families()
+
+
+def test_a_failing_brief_fact_fails_the_regeneration_clearly(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from doomloop_kit.generators import engine_curated
+    from doomloop_kit.generators.engine_scenarios.brief import SCENARIOS
+
+    entry = json.loads(json.dumps(SCENARIOS[0]))
+    entry["facts"] = [{"kind": "end", "run": 0, "at": "/finalText", "equals": "not the end"}]
+    monkeypatch.setattr(engine_curated, "SCENARIOS", [entry])
+    root = tmp_path / "v"
+    assert regenerate.run(_args(root, counts=SMALL)) == 2
+    err = capsys.readouterr().err
+    assert "cannot build the vectors" in err and "engine-scenarios/i-01-" in err
+    assert "not the end" in err
+    assert not root.exists() or not list(root.rglob("*.json"))  # nothing half-written

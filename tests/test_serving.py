@@ -70,3 +70,25 @@ def test_the_reference_served_through_serve_passes_the_fixtures(tmp_path: Path) 
     status, lines = support.run(["--vectors", str(root), "--port", SERVED], tmp_path / "r.jsonl")
     assert status == 0
     assert lines[-1]["totals"]["passed"] == lines[0]["selection"]["vectors"] > 0
+
+
+def test_served_reference_answers_run_scenario_and_bad_scenario() -> None:
+    """Revision 1.2 (PROT-41, PROT-42) through serve(): the transcript, or bad-scenario."""
+    from doomloop_kit.conformance.harnesses.reference_port import ReferencePort
+    from doomloop_kit.engine import run_scenario
+
+    scenario = {"id": "s", "doomLoop": True, "runs": [{"input": "go", "model": []}]}
+    lines = [
+        '{"id":0,"op":"hello","protocol":1}',
+        json.dumps({"id": 1, "op": "runScenario", "scenario": scenario}),
+        json.dumps({"id": 2, "op": "runScenario", "scenario": {"id": "s", "runs": "x"}}),
+    ]
+    out = io.StringIO()
+    stdin = io.BytesIO("".join(f"{line}\n" for line in lines).encode())
+    assert serve(ReferencePort(), stdin, out) == 0
+    hello, answered, rejected = [json.loads(line) for line in out.getvalue().splitlines()]
+    assert "engine" in hello["result"]["features"]
+    assert answered == {"id": 1, "result": run_scenario(scenario).to_json()}
+    assert answered["result"]["runs"][0]["end"]["error"]["kind"] == "script-exhausted"
+    assert rejected["id"] == 2 and rejected["error"]["code"] == "bad-scenario"
+    assert "runs" in rejected["error"]["message"]

@@ -80,6 +80,19 @@ def test_replay_detects_an_edited_expectation() -> None:
     assert problems and "$.steps[" in problems[0] and ".verdict.action" in problems[0]
 
 
+def test_replay_covers_engine_vectors_and_detects_an_edited_transcript() -> None:
+    """Engine vectors replay through the reference engine (oracle op runScenario)."""
+    from doomloop_kit.vectorset.files import Vector
+
+    engine = [v for f in files() for v in f.vectors if v.is_engine]
+    assert {v.family for v in engine} >= {"engine-scenarios", "engine-bad-input"}
+    vector = next(v for v in engine if v.id.startswith("engine-scenarios/i-01-"))
+    edited = json.loads(json.dumps(vector.to_json()))
+    edited["expect"]["result"]["runs"][0]["dispatches"][1]["request"]["model"] = "edited"
+    problems = replay(Vector.from_json(edited))
+    assert problems and "dispatches[1].request.model" in problems[0]
+
+
 def test_manifest_matches_files() -> None:
     manifest = load_manifest(ROOT)
     listed = {entry["path"] for entry in manifest["files"]}
@@ -148,8 +161,11 @@ def test_option_present_iff_monitor_needed() -> None:
 
 def test_size_and_coverage() -> None:
     manifest = load_manifest(ROOT)
-    size = sum((ROOT / e["path"]).stat().st_size for e in manifest["files"])
-    assert size < 10_000_000
+    engine = [e for e in manifest["files"] if e["family"].startswith("engine-")]
+    monitor = [e for e in manifest["files"] if e not in engine]
+    assert sum((ROOT / e["path"]).stat().st_size for e in monitor) < 10_000_000
+    # the engine level has its own budget: transcripts carry whole requests and states
+    assert sum((ROOT / e["path"]).stat().st_size for e in engine) < 4_000_000
     generated = [e for e in manifest["files"] if e["kind"] == "generated"]
     assert sum(e["vectors"] for e in generated) >= 2000
     assert all(e["vectors"] > 0 for e in manifest["files"])

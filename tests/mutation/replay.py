@@ -47,7 +47,8 @@ def load(root: Path = VECTORS) -> Prepared:
         data = json.loads((root / entry["path"]).read_text(encoding="utf-8"))
         for vector in data["vectors"]:
             steps = []
-            for step in vector["steps"]:
+            engine = {"op": "runScenario", "scenario": vector.get("scenario")}  # an engine vector
+            for step in vector.get("steps") or [{**engine, "expect": vector.get("expect")}]:
                 request = {k: v for k, v in step.items() if k != "expect"}
                 steps.append((step["op"], request, step["expect"], _text(step["expect"])))
             prepared.append(
@@ -73,7 +74,11 @@ def first_mismatch(prepared: Prepared) -> str | None:
 
     monitor_ops: dict[str, Callable[..., Any]] = oracle.MONITOR_OPS
     function_ops: dict[str, Callable[..., Any]] = oracle.FUNCTION_OPS
-    from doomloop_kit.generators.build import DECLARED_ONLY_FEATURES, expected_error
+    from doomloop_kit.generators.build import (
+        DECLARED_ONLY_FEATURES,
+        PLAIN_JSON_FEATURES,
+        expected_error,
+    )
     from doomloop_kit.reference.wire import features_of, uses_js_coercion
 
     normative = oracle.normative
@@ -87,7 +92,10 @@ def first_mismatch(prepared: Prepared) -> str | None:
                 needed |= features_of(value)
         if option is not _ABSENT and uses_js_coercion({"op": "create", "option": option}):
             needed.add("js-coercion")
-        for _, request, _, _ in steps:
+        for op, request, _, _ in steps:
+            if op == "runScenario":  # a plain-JSON scenario (build.features_of_transcript)
+                needed |= {"engine"} | (features_of(request["scenario"]) & PLAIN_JSON_FEATURES)
+                continue
             for name, value in request.items():
                 if name != "op":
                     needed |= features_of(value)

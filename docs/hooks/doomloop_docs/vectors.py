@@ -145,11 +145,19 @@ def size_of(vector: dict[str, Any]) -> int:
     return len(vector.get("steps", []))
 
 
+def steps_of(vector: dict[str, Any]) -> list[dict[str, Any]]:
+    """A vector's steps; an engine vector is one ``runScenario`` step (vectors.md)."""
+    if is_engine(vector):
+        return [
+            {"op": "runScenario", "scenario": vector["scenario"], "expect": vector.get("expect")}
+        ]
+    steps: list[dict[str, Any]] = vector.get("steps", [])
+    return steps
+
+
 def operations_of(vector: dict[str, Any]) -> list[str]:
     """The protocol operations a vector sends, sorted (an engine vector: ``runScenario``)."""
-    if is_engine(vector):
-        return ["runScenario"]
-    return sorted({str(step.get("op")) for step in vector.get("steps", [])})
+    return sorted({str(step.get("op")) for step in steps_of(vector)})
 
 
 def step_inputs(step: dict[str, Any]) -> dict[str, Any]:
@@ -209,7 +217,7 @@ def vector_body_html(vector: dict[str, Any], links: Links) -> str:
         '<table class="dl-steps"><thead><tr><th>#</th><th>Operation</th><th>Inputs</th>'
         "<th>Expected</th></tr></thead><tbody>"
     )
-    for number, step in enumerate(vector.get("steps", [])):
+    for number, step in enumerate(steps_of(vector)):
         inputs = step_inputs(step)
         out.append(
             f"<tr><td>{number}</td><td><code>{esc(str(step.get('op')))}</code></td>"

@@ -1,0 +1,262 @@
+"""Engine vectors (spec/vectors.md#engine-vectors): format, facts, judging, running.
+
+The committed curated engine files must validate and carry the facts they
+pin; those facts (written by hand from the brief, generators/engine_scenarios)
+must hold on the stored expectations; the regeneration must refuse an entry
+whose facts fail; the runner must judge a transcript run by run, compare
+``warnings`` by length only, round-trip ``bad-scenario`` and skip engine
+vectors for a harness without the feature ``engine``.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from doomloop_kit.engine import run_scenario
+from doomloop_kit.generators import build, engine_curated
+from doomloop_kit.generators.engine_scenarios.brief import SCENARIOS
+from doomloop_kit.generators.engine_scenarios.facts import check_fact
+from doomloop_kit.vectorset.files import (
+    Vector,
+    VectorFormatError,
+    load_vector_file,
+    validate_vector_file_data,
+)
+from doomloop_kit.vectorset.transcripts import compare_transcripts
+from harnesses import support
+
+CURATED = support.REPO / "vectors" / "curated"
+SCENARIOS_FILE = CURATED / "engine-scenarios.json"
+BAD_INPUT_FILE = CURATED / "engine-bad-input.json"
+
+
+def _file(name: Path) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads(name.read_text(encoding="utf-8"))
+    return data
+
+
+# -- the committed files ------------------------------------------------------------
+
+
+def test_curated_engine_files_hold_every_brief_entry_and_bad_input_case() -> None:
+    scenarios = load_vector_file(SCENARIOS_FILE)
+    bad_input = load_vector_file(BAD_INPUT_FILE)
+    assert len(scenarios.vectors) == len(SCENARIOS) == 60
+    assert len(bad_input.vectors) == len(engine_curated.BAD_INPUT)
+    for vector in [*scenarios.vectors, *bad_input.vectors]:
+        assert vector.is_engine and vector.features == ["engine"], vector.id
+        assert vector.facts and vector.spec, vector.id
+    stored = [(v.steps[0].inputs["scenario"], list(v.facts)) for v in scenarios.vectors]
+    assert stored == [(entry["scenario"], entry["facts"]) for entry in SCENARIOS]
+
+
+def test_bad_input_covers_eng_20_to_23_one_fact_each() -> None:
+    vectors = load_vector_file(BAD_INPUT_FILE).vectors
+    assert {statement for v in vectors for statement in v.spec} == {
+        "ENG-20",
+        "ENG-21",
+        "ENG-22",
+        "ENG-23",
+    }
+    assert all(len(v.facts) == 1 for v in vectors)
+    rejected = [v for v in vectors if v.steps[0].expect == {"error": "bad-scenario"}]
+    assert {v.id.split("/")[1] for v in rejected} == {
+        "malformed-unknown-member",
+        "malformed-unknown-tool-kind",
+        "malformed-unknown-loop-key-function",
+        "malformed-item-without-type",
+        "malformed-call-without-call-id",
+        "malformed-run-neither-fresh-nor-decision",
+    }
+
+
+def test_brief_facts_hold_on_the_stored_expectations() -> None:
+    """The facts are independent of the engine; the stored transcripts must show them."""
+    for vector in load_vector_file(SCENARIOS_FILE).vectors:
+        for fact in vector.facts:
+            check_fact(vector.steps[0].expected_result, fact)
+
+
+def test_vectors_round_trip_through_the_model() -> None:
+    data = _file(BAD_INPUT_FILE)
+    for raw in data["vectors"]:
+        assert Vector.from_json(raw).to_json() == raw
+
+
+# -- the schema and the rules beside it ---------------------------------------------------
+
+MUTATIONS: list[tuple[str, Callable[[dict[str, Any]], object], str]] = [
+    ("no expect", lambda v: v.pop("expect"), "$.vectors[0]"),
+    ("no engine feature", lambda v: v.__setitem__("features", []), "$.vectors[0].features"),
+    ("another error", lambda v: v.__setitem__("expect", {"error": "bad-request"}), "expect"),
+    ("steps too", lambda v: v.__setitem__("steps", []), "$.vectors[0]"),
+    ("a run lacks end", lambda v: v["expect"]["result"]["runs"][0].pop("end"), "runs[0]"),
+    ("no facts", lambda v: v.pop("facts"), "cites the facts"),
+    ("scenario not an object", lambda v: v.__setitem__("scenario", []), "scenario"),
+]
+
+
+@pytest.mark.parametrize(("name", "mutate", "where"), MUTATIONS, ids=[m[0] for m in MUTATIONS])
+def test_schema_rejects_a_broken_engine_vector(
+    name: str, mutate: Callable[[dict[str, Any]], object], where: str
+) -> None:
+    data = _file(BAD_INPUT_FILE)
+    data["vectors"] = [copy.deepcopy(data["vectors"][0])]
+    validate_vector_file_data(data)  # the unbroken vector is valid
+    mutate(data["vectors"][0])
+    with pytest.raises(VectorFormatError, match=r".*") as error:
+        validate_vector_file_data(data)
+    assert where in str(error.value), (name, str(error.value))
+
+
+def test_a_monitor_vector_cannot_claim_the_engine_feature() -> None:
+    data = {
+        "format": 1, "kind": "curated", "family": "f", "description": "d",
+        "vectors": [{"id": "f/a", "description": "x", "spec": ["CAN-01"], "tags": [],
+                     "features": ["engine"],
+                     "steps": [{"op": "canonicalize", "value": 1, "expect": {"result": "1"}}]}],
+    }  # fmt: skip
+    with pytest.raises(VectorFormatError, match=r"\$\.vectors\[0\]\.features"):
+        validate_vector_file_data(data)
+
+
+# -- the regeneration refuses what it cannot trust ---------------------------------------------
+
+
+def test_a_brief_fact_that_fails_stops_the_regeneration() -> None:
+    entry: dict[str, Any] = copy.deepcopy(SCENARIOS[0])
+    entry["facts"].append({"kind": "dispatches", "run": 0, "count": 99})
+    with pytest.raises(build.BuildError, match=r"engine-scenarios/i-01-.*count.*99"):
+        engine_curated.scenario_vector(entry)
+
+
+def test_a_rejection_fact_must_match_the_reference_message() -> None:
+    case = next(c for c in engine_curated.BAD_INPUT if c["name"] == "malformed-unknown-tool-kind")
+    with pytest.raises(build.BuildError, match="does not name 'tools\\[7\\]'"):
+        engine_curated.engine_vector(
+            "engine-bad-input/x",
+            "d",
+            ["ENG-23"],
+            [],
+            case["scenario"],
+            [engine_curated._rejected("tools[7]")],
+        )
+    with pytest.raises(build.BuildError, match="expected the error bad-scenario"):
+        engine_curated.engine_vector(
+            "engine-bad-input/y", "d", ["ENG-23"], [], {"id": "fine", "runs": []},
+            [engine_curated._rejected("runs")],
+        )  # fmt: skip
+
+
+# -- judging a transcript ---------------------------------------------------------------------
+
+
+def _transcript() -> dict[str, Any]:
+    entry = next(e for e in SCENARIOS if e["brief"] == "I-14")  # has warnings, several dispatches
+    scenario = entry["scenario"]
+    assert isinstance(scenario, dict)
+    return run_scenario(scenario).to_json()
+
+
+def test_warnings_are_compared_by_length_only() -> None:
+    expected = _transcript()
+    reworded = copy.deepcopy(expected)
+    warnings = reworded["runs"][0]["warnings"]
+    assert warnings
+    reworded["runs"][0]["warnings"] = [f"{text} (reworded)" for text in warnings]
+    assert compare_transcripts(expected, reworded) == []
+    reworded["runs"][0]["warnings"].pop()
+    (difference,) = compare_transcripts(expected, reworded)
+    assert difference.path == "run 0, /warnings"
+
+
+def test_the_first_difference_is_the_earliest_dispatch() -> None:
+    expected = _transcript()
+    actual = copy.deepcopy(expected)
+    run = actual["runs"][0]
+    assert len(run["dispatches"]) >= 2
+    run["end"]["reason"] = "other"
+    run["events"][0]["hook"] = "Other"
+    run["dispatches"][1]["request"]["input"][0]["content"] = "changed"
+    run["dispatches"][0]["responseId"] = "resp_x"
+    paths = [d.path for d in compare_transcripts(expected, actual)]
+    assert paths == [
+        "run 0, dispatch 0, /responseId",
+        "run 0, dispatch 1, /request/input/0/content",
+        "run 0, /events/0/hook",
+        "run 0, /end/reason",
+    ]
+
+
+def test_a_missing_dispatch_and_a_missing_run_are_counted() -> None:
+    expected = _transcript()
+    actual = copy.deepcopy(expected)
+    actual["runs"][0]["dispatches"].pop()
+    assert compare_transcripts(expected, actual)[0].path == "run 0, /dispatches"
+    assert compare_transcripts(expected, {**expected, "runs": []})[0].path == "/runs"
+
+
+# -- running engine vectors through a harness ----------------------------------------------------
+
+
+def test_engine_families_run_and_pass_on_the_reference(tmp_path: Path) -> None:
+    status, lines = support.run(
+        ["--family", "engine-*", "--port", support.REFERENCE], tmp_path / "report.jsonl"
+    )
+    assert status == 0
+    vectors = [line for line in lines if line["type"] == "vector"]
+    assert vectors and all(line["id"].startswith("engine-") for line in vectors)
+    assert {line["status"] for line in vectors} == {"passed"}
+    assert lines[-1]["totals"]["passed"] == len(vectors) >= 73
+
+
+def test_engine_vectors_are_skipped_without_the_feature(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("FAULT_FEATURES", "undefined")
+    status, lines = support.run(
+        [str(BAD_INPUT_FILE), "--port", support.fault("none")], tmp_path / "report.jsonl"
+    )
+    assert status == 0
+    skipped = support.by_status(lines, "skipped")
+    assert len(skipped) == len(engine_curated.BAD_INPUT)
+    assert all(line["missingFeatures"] == ["engine"] for line in skipped)
+    assert lines[-1]["missingFeatures"] == {"engine": len(engine_curated.BAD_INPUT)}
+
+
+def _loose_file(tmp_path: Path, vector: dict[str, Any]) -> Path:
+    data = {"format": 1, "kind": "curated", "family": "engine-bad-input", "description": "d"}
+    path = tmp_path / "engine-bad-input.json"
+    path.write_text(json.dumps({**data, "vectors": [vector]}), encoding="utf-8")
+    return path
+
+
+def test_bad_scenario_round_trips_and_is_judged(tmp_path: Path) -> None:
+    """A malformed scenario passes when bad-scenario is expected; a result fails it, and a
+    bad-scenario answer fails a vector that expects a transcript."""
+    vectors = _file(BAD_INPUT_FILE)["vectors"]
+    rejected = next(v for v in vectors if v["expect"] == {"error": "bad-scenario"})
+    answered = next(v for v in vectors if "result" in v["expect"])
+    cases = [
+        (rejected, 0, None),
+        ({**answered, "expect": {"error": "bad-scenario"}}, 1, "expected error bad-scenario"),
+        (
+            {**rejected, "expect": answered["expect"]},
+            1,
+            "expected a result, got error bad-scenario",
+        ),
+    ]
+    for index, (vector, want, reason) in enumerate(cases):
+        status, lines = support.run(
+            [str(_loose_file(tmp_path, vector)), "--port", support.REFERENCE],
+            tmp_path / f"report-{index}.jsonl",
+        )
+        assert status == want, (index, lines)
+        if reason is not None:
+            (failed,) = support.by_status(lines, "failed")
+            assert failed["failure"]["reason"].startswith(reason)
