@@ -3,9 +3,10 @@
 The examples are read from the fenced code blocks of the Markdown files (a
 line continued with a backslash is joined, a trailing ``# comment`` dropped);
 the ``--port`` placeholder becomes the in-tree Go harness when it is built
-(fast), else the Python reference harness; every relative path is taken in
-a temporary working directory, where an empty ``known.txt`` exists; the
-command ends at a shell operator (``||``, ``&&``...).
+(fast), else the Python reference harness (always the latter for an example
+selecting engine families: it is the in-tree harness declaring ``engine``);
+every relative path is taken in a temporary working directory, where an empty
+``known.txt`` exists; the command ends at a shell operator (``||``, ``&&``...).
 """
 
 from __future__ import annotations
@@ -68,7 +69,13 @@ def not_run_examples() -> list[tuple[str, str, str]]:
     return [(where, rest, reason) for where, rest, reason in _scan() if reason is not None]
 
 
-def _port() -> str:
+def _port(words: list[str]) -> str:
+    """The Go harness when built (fast), else the Python reference; an example that
+    selects engine families gets the Python reference, the in-tree harness that
+    declares ``engine`` (on any other, every engine vector is skipped)."""
+    families = [words[i + 1] for i, word in enumerate(words[:-1]) if word == "--family"]
+    if any(family.startswith("engine") for family in families):
+        return support.REFERENCE
     return shlex.quote(str(GO)) if GO.is_file() else support.REFERENCE
 
 
@@ -76,6 +83,12 @@ def test_the_docs_have_selection_examples() -> None:
     arguments = " ".join(rest for _, rest in examples())
     for option in ("--family", "--tag", "-k"):
         assert f" {option} " in arguments, option
+
+
+def test_an_engine_example_is_run_on_the_harness_that_declares_engine() -> None:
+    engine = ["--port", "x", "--family", "engine-*"]
+    assert _port(engine) == support.REFERENCE
+    assert any("engine" in rest for _, rest in examples())
 
 
 def test_examples_not_run_say_why_and_are_few() -> None:
@@ -111,7 +124,7 @@ def test_doc_example_runs_and_passes(
         if operator in words:
             words = words[: words.index(operator)]
     if "--port" in words:
-        words[words.index("--port") + 1] = _port()
+        words[words.index("--port") + 1] = _port(words)
     if "--expected-failures" in words:  # the docs name files of the checkout (a profile)
         index = words.index("--expected-failures") + 1
         if (REPO / words[index]).is_file():
