@@ -67,7 +67,7 @@ def engine_times() -> None:
     elapsed = time.perf_counter() - started
     count = sum(len(f.vectors) for f in curated)
     print(f"engine: curated {len(curated)} files, {count} vectors, in {elapsed:.2f}s")
-    for name, family in regenerate.engine_families().items():
+    for family in regenerate.engine_families().values():
         started = time.perf_counter()
         built = regenerate.generated_engine_file(family, family.count)
         elapsed = time.perf_counter() - started

@@ -203,18 +203,23 @@ def _scenario_hash(scenario: Any) -> str:
 
 
 def generated_engine_file(family: DrawnFamily, count: int) -> VectorFile:
-    """A generated engine file: each drawn scenario with the reference engine's transcript."""
+    """A generated engine file: each drawn scenario with the reference engine's transcript.
+
+    A shape becomes a tag and a part of the id, so it is written as a slug
+    (``resume-complete/stop`` -> ``resume-complete-stop``)."""
     name = engine_family_name(family.name)
-    vectors = [
-        build.build_engine_vector(
-            f"{name}/{shape}-{_scenario_hash(scenario)}",
-            f"{family.description} ({shape})",
-            family.spec,
-            [name, shape],
-            scenario,
+    vectors = []
+    for shape, scenario in draw_pairs(family.strategy(), count, family.seed, _scenario_hash):
+        tag = engine_curated.slug(shape)
+        vectors.append(
+            build.build_engine_vector(
+                f"{name}/{tag}-{_scenario_hash(scenario)}",
+                f"{family.description} ({shape})",
+                family.spec,
+                [name, tag],
+                scenario,
+            )
         )
-        for shape, scenario in draw_pairs(family.strategy(), count, family.seed, _scenario_hash)
-    ]
     return VectorFile(
         "generated", name, family.description, vectors, generator=_generator(family, count)
     )

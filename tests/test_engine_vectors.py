@@ -260,3 +260,24 @@ def test_bad_scenario_round_trips_and_is_judged(tmp_path: Path) -> None:
         if reason is not None:
             (failed,) = support.by_status(lines, "failed")
             assert failed["failure"]["reason"].startswith(reason)
+
+
+def test_run_scenario_answers_the_transcript_as_json_stringify_writes_it() -> None:
+    """PROT-41, ENG-105: plain JSON on the wire; -0 is 0 and a non-finite number is null."""
+    import math
+
+    from doomloop_kit.generators.engine_scenarios.build import call, fresh, text, turn
+    from doomloop_kit.vectorset import oracle
+
+    scenario = {
+        "id": "numbers",
+        "doomLoop": True,
+        "tools": [{"name": "read"}],
+        "runs": [fresh([turn(call("read", '{"n":-0.0,"m":1e999}', "c1")), turn(text("ok"))])],
+    }
+    raw = run_scenario(scenario).to_json()["runs"][0]["executions"][0]["arguments"]  # type: ignore[index]
+    assert math.isinf(raw["m"]) and math.copysign(1, raw["n"]) < 0  # what the engine holds
+    answer: Any = oracle.FUNCTION_OPS["runScenario"]({"scenario": scenario})
+    arguments = answer["runs"][0]["executions"][0]["arguments"]
+    assert arguments == {"n": 0, "m": None} and math.copysign(1, arguments["n"]) > 0
+    json.dumps(answer, allow_nan=False)  # plain JSON throughout

@@ -51,12 +51,16 @@ def test_check_names_changed_added_and_removed(
     root = tmp_path / "v"
     assert regenerate.run(_args(root, counts=SMALL)) == 0
     (root / "curated" / "facts.json").write_bytes(b"{}\n")
+    (root / "curated" / "engine-scenarios.json").write_bytes(b"{}\n")
+    (root / "curated" / "engine-bad-input.json").unlink()
     (root / "generated" / "repeat.json").unlink()
     (root / "generated" / "stale.json").write_text("{}\n")
     capsys.readouterr()
     assert regenerate.run(_args(root, check=True, counts=SMALL)) == 1
     out = capsys.readouterr().out
     assert "would change" in out and "facts.json" in out
+    assert f"would change: {root / 'curated' / 'engine-scenarios.json'}" in out
+    assert f"would add: {root / 'curated' / 'engine-bad-input.json'}" in out
     assert "would add" in out and "repeat.json" in out
     assert "would remove" in out and "stale.json" in out
     assert regenerate.run(_args(root, counts=SMALL)) == 0

@@ -94,17 +94,22 @@ def test_engine_mutant_is_reported_at_its_dispatch(tmp_path: Path) -> None:
     """The first difference of a transcript is named by run, dispatch and JSON Pointer."""
     assert COMMITTED is not None
     file, vector = KILLERS["engine-dispatch-perturbed"]
+    junit = tmp_path / "junit.xml"
     status, lines = support.run(
         [
             str(COMMITTED / file),
             "-k",
             vector,
+            "--junit-xml",
+            str(junit),
             "--port",
             support.mutant("engine-dispatch-perturbed"),
         ],
         tmp_path / "report.jsonl",
     )
     assert status == 1
+    shown = "step 0 (runScenario) differs at run 0, dispatch 1, /request/model"
+    assert shown in junit.read_text(encoding="utf-8")
     (failed,) = support.by_status(lines, "failed")
     failure = failed["failure"]
     assert failure["op"] == "runScenario" and failure["step"] == 0

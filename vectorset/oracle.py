@@ -244,8 +244,11 @@ def _detect_text_repetition(request: Mapping[str, object]) -> object:
 
 def _run_scenario(request: Mapping[str, object]) -> object:
     """``runScenario`` (PROT-41): the reference engine's transcript of a plain-JSON
-    scenario; a malformed one (ENG-23) is the expected outcome ``bad-scenario``."""
+    scenario, as JS ``JSON.stringify`` would write it (ENG-105: a non-finite number
+    is ``null``, ``-0`` is ``0``); a malformed scenario (ENG-23) is the expected
+    outcome ``bad-scenario``."""
     from doomloop_kit.engine import Scenario, ScenarioError, run_scenario  # engine ops only
+    from doomloop_kit.engine.jsjson import stringify
 
     if "scenario" not in request:
         raise OpError("bad-request", "missing member 'scenario'")
@@ -253,7 +256,7 @@ def _run_scenario(request: Mapping[str, object]) -> object:
         scenario = Scenario.from_json(request["scenario"])
     except ScenarioError as error:
         raise OpError("bad-scenario", str(error)) from error
-    return run_scenario(scenario).to_json()
+    return json.loads(stringify(run_scenario(scenario).to_json()))
 
 
 FUNCTION_OPS: Final[dict[str, Callable[[Mapping[str, object]], object]]] = {
