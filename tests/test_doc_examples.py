@@ -3,9 +3,10 @@
 The examples are read from the fenced code blocks of the Markdown files (a
 line continued with a backslash is joined, a trailing ``# comment`` dropped);
 the ``--port`` placeholder becomes the in-tree Go harness when it is built
-(fast), else the Python reference harness; every relative path is taken in
-a temporary working directory, where an empty ``known.txt`` exists; the
-command ends at a shell operator (``||``, ``&&``...).
+(fast), else the Python reference harness (always the latter for an example
+selecting engine families: it is the in-tree harness declaring ``engine``);
+every relative path is taken in a temporary working directory, where an empty
+``known.txt`` exists; the command ends at a shell operator (``||``, ``&&``...).
 """
 
 from __future__ import annotations
@@ -27,19 +28,28 @@ DOCS = [
 ]
 _FENCE = re.compile(r"^\s*(```|~~~)")
 _COMMAND = re.compile(r"^(?:\S*/)?doomloop-kit conformance run\b(.*)$")
+_NOT_RUN = re.compile(r"^#\s*not run\b:?\s*(.*)$")
 GO = REPO / "ports" / "go" / "bin" / "doomloop-harness"
 
 
-def examples() -> list[tuple[str, str]]:
-    found = []
-    for path in DOCS:
-        inside, pending = False, ""
+def _scan(paths: list[Path] = DOCS) -> list[tuple[str, str, str | None]]:
+    """Every ``conformance run`` command of the docs: (where, arguments, not-run reason)."""
+    found: list[tuple[str, str, str | None]] = []
+    for path in paths:
+        name = path.relative_to(REPO) if path.is_relative_to(REPO) else path.name
+        inside, pending, first, reason = False, "", False, None
         for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
             if _FENCE.match(line):
-                inside, pending = not inside, ""
+                inside, pending, first, reason = not inside, "", True, None
                 continue
             if not inside:
                 continue
+            if first:
+                first = False
+                marker = _NOT_RUN.match(line.strip())
+                if marker:
+                    reason = marker.group(1).strip()
+                    continue
             line = pending + line.strip()
             if line.endswith("\\"):
                 pending = line[:-1] + " "
@@ -47,11 +57,25 @@ def examples() -> list[tuple[str, str]]:
             pending = ""
             match = _COMMAND.match(line)
             if match:
-                found.append((f"{path.relative_to(REPO)}:{number}", match.group(1)))
+                found.append((f"{name}:{number}", match.group(1), reason))
     return found
 
 
-def _port() -> str:
+def examples() -> list[tuple[str, str]]:
+    return [(where, rest) for where, rest, reason in _scan() if reason is None]
+
+
+def not_run_examples() -> list[tuple[str, str, str]]:
+    return [(where, rest, reason) for where, rest, reason in _scan() if reason is not None]
+
+
+def _port(words: list[str]) -> str:
+    """The Go harness when built (fast), else the Python reference; an example that
+    selects engine families gets the Python reference, the in-tree harness that
+    declares ``engine`` (on any other, every engine vector is skipped)."""
+    families = [words[i + 1] for i, word in enumerate(words[:-1]) if word == "--family"]
+    if any(family.startswith("engine") for family in families):
+        return support.REFERENCE
     return shlex.quote(str(GO)) if GO.is_file() else support.REFERENCE
 
 
@@ -59,6 +83,32 @@ def test_the_docs_have_selection_examples() -> None:
     arguments = " ".join(rest for _, rest in examples())
     for option in ("--family", "--tag", "-k"):
         assert f" {option} " in arguments, option
+
+
+def test_an_engine_example_is_run_on_the_harness_that_declares_engine() -> None:
+    engine = ["--port", "x", "--family", "engine-*"]
+    assert _port(engine) == support.REFERENCE
+    assert any("engine" in rest for _, rest in examples())
+
+
+def test_examples_not_run_say_why_and_are_few() -> None:
+    """A block marked ``# not run:`` gives its reason; most examples do run."""
+    skipped = not_run_examples()
+    assert all(len(reason) >= 10 for _, _, reason in skipped), skipped
+    assert len(skipped) < len(examples())
+
+
+def test_the_not_run_marker_is_read_from_the_first_line_only(tmp_path: Path) -> None:
+    page = tmp_path / "page.md"
+    page.write_text(
+        "```sh\n# not run: needs the SDK installed\ndoomloop-kit conformance run --port x\n```\n"
+        "```sh\ndoomloop-kit conformance run --port y  # not run: too late, it runs\n```\n",
+        encoding="utf-8",
+    )
+    assert [(where, rest.strip(), reason) for where, rest, reason in _scan([page])] == [
+        ("page.md:3", "--port x", "needs the SDK installed"),
+        ("page.md:6", "--port y  # not run: too late, it runs", None),
+    ]
 
 
 @pytest.mark.parametrize(("where", "rest"), examples(), ids=[w for w, _ in examples()])
@@ -74,7 +124,7 @@ def test_doc_example_runs_and_passes(
         if operator in words:
             words = words[: words.index(operator)]
     if "--port" in words:
-        words[words.index("--port") + 1] = _port()
+        words[words.index("--port") + 1] = _port(words)
     if "--expected-failures" in words:  # the docs name files of the checkout (a profile)
         index = words.index("--expected-failures") + 1
         if (REPO / words[index]).is_file():

@@ -358,6 +358,20 @@ def test_matrix_counts_come_from_the_reports(built: dict[str, Any]) -> None:
     assert f"{total}/{total}" in text
     assert f"{built['counts']['partial_passed']}/{total}" in text
     assert "No conformance reports" not in text
+    engine = sum(
+        1
+        for entry, data in _vector_files()
+        for vector in data["vectors"]
+        if entry["family"].startswith("engine-") or "engine" in vector["features"]
+    )
+    summary = plain_text(
+        rendered[rendered.index('id="implementations"') : rendered.index('id="by-family"')]
+    )
+    if engine:  # fixture-complete declares every feature, fixture-partial none
+        assert f"passes ({engine}/{engine})" in summary
+        assert "not claimed (no engine feature)" in summary
+    else:
+        assert "claimed, no engine vector run" in summary
     article = rendered[rendered.index("<article") : rendered.index("</article>")]
     assert not re.search(r"\d{4}-\d{2}-\d{2}|\d{1,2}:\d{2}:\d{2}", plain_text(article))
 
@@ -372,26 +386,29 @@ def test_versioning_page_reads_the_current_versions(built: dict[str, Any]) -> No
     assert "Changelog" in plain_text(page_html(built["site"], "changelog/"))
 
 
-def test_an_unknown_statement_id_in_a_vector_fails_the_strict_build(tmp_path: Path) -> None:
+def write_curated_file(
+    tmp_path: Path, family: str, description: str, vector_list: list[dict[str, Any]]
+) -> Path:
+    """A vectors folder holding one curated family file (no manifest); returns the folder."""
     vectors_dir = tmp_path / "vectors"
     (vectors_dir / "curated").mkdir(parents=True)
-    vector_file = {
-        "format": 1,
-        "kind": "curated",
-        "family": "bad",
-        "description": "a bad citation",
-        "vectors": [
-            {
-                "id": "bad/cites-nothing",
-                "description": "cites an id the spec lacks",
-                "spec": ["MON-999"],
-                "tags": [],
-                "features": [],
-                "steps": [{"op": "canonicalize", "value": 1, "expect": {"result": "1"}}],
-            }
-        ],
+    data = {"format": 1, "kind": "curated", "family": family, "description": description}
+    (vectors_dir / "curated" / f"{family}.json").write_text(
+        json.dumps({**data, "vectors": vector_list}), encoding="utf-8"
+    )
+    return vectors_dir
+
+
+def test_an_unknown_statement_id_in_a_vector_fails_the_strict_build(tmp_path: Path) -> None:
+    bad = {
+        "id": "bad/cites-nothing",
+        "description": "cites an id the spec lacks",
+        "spec": ["MON-999"],
+        "tags": [],
+        "features": [],
+        "steps": [{"op": "canonicalize", "value": 1, "expect": {"result": "1"}}],
     }
-    (vectors_dir / "curated" / "bad.json").write_text(json.dumps(vector_file), encoding="utf-8")
+    vectors_dir = write_curated_file(tmp_path, "bad", "a bad citation", [bad])
     done = build_site(tmp_path / "site", tmp_path / "no-reports", vectors_dir, check=False)
     assert done.returncode != 0
     assert "MON-999" in done.stderr
@@ -501,3 +518,299 @@ def test_vector_rendering_links_ids_folds_long_values_and_reports_unknown_ids() 
     assert "<td>2</td><td><code>resume</code></td><td>—</td>" in rendered
     assert "a &lt;demo&gt;" in rendered
     assert vectors.shape_of("repeat/repeat-w2-579d3196c0") == "repeat-w2"
+
+
+# -- the engine level (issue 15) ---------------------------------------------------------
+
+ENGINE_VECTOR: dict[str, Any] = {
+    "id": "engine-fixture/observe-then-block",
+    "description": "three identical empty calls: observed, then blocked",
+    "spec": ["ENG-38", "ENG-79"],
+    "tags": ["brief"],
+    "features": ["engine"],
+    "scenario": {
+        "id": "fixture",
+        "doomLoop": True,
+        "tools": [
+            {"name": "list_tasks"},
+            {"name": "deploy", "kind": "approval", "loopKey": ["target"]},
+        ],
+        "runs": [
+            {
+                "input": "go",
+                "model": [
+                    {
+                        "output": [
+                            {
+                                "type": "function_call",
+                                "name": "list_tasks",
+                                "arguments": "{}",
+                                "callId": f"call_{i}",
+                            }
+                        ]
+                    }
+                    for i in (1, 2, 3)
+                ],
+            },
+            {"approve": ["call_9"], "reject": ["call_8"], "model": []},
+        ],
+    },
+    "facts": [{"kind": "detections", "run": 0, "equals": [["observe", 2], ["block", 3]]}],
+    "expect": {
+        "result": {
+            "scenario": "fixture",
+            "runs": [
+                {
+                    "index": 0,
+                    "dispatches": [{"index": i} for i in range(4)],
+                    "end": {"status": "complete", "reason": "complete"},
+                },
+                {
+                    "index": 1,
+                    "dispatches": [{"index": 0}],
+                    "end": {"status": "in_progress", "reason": "error"},
+                },
+            ],
+        }
+    },
+}
+BAD_ENGINE_VECTOR: dict[str, Any] = {
+    "id": "engine-fixture/unknown-member",
+    "description": "a scenario member the format does not define",
+    "spec": ["ENG-23"],
+    "tags": [],
+    "features": ["engine"],
+    "scenario": {"id": "bad", "runs": [], "colour": "blue"},
+    "facts": [],
+    "expect": {"error": "bad-scenario"},
+}
+
+
+def _links() -> vectors.Links:
+    return vectors.Links(
+        statement=lambda sid: f"../../spec/x/#{sid}" if sid.startswith("ENG-") else None,
+        feature=lambda name: None,
+    )
+
+
+def test_engine_vector_shows_scenario_summary_facts_and_linked_statements() -> None:
+    links = _links()
+    rendered = vectors.vector_body_html(ENGINE_VECTOR, links)
+    text = plain_text(rendered)
+    assert links.problems == []
+    for sid in ("ENG-38", "ENG-79"):
+        assert f'<a class="dl-sid" href="../../spec/x/#{sid}">{sid}</a>' in rendered
+    assert "list_tasks (executable)" in text
+    assert 'deploy (approval, loopKey ["target"])' in text
+    assert "Runs 2" in text and "Dispatches 5" in text  # 4 + 1, from the expected transcript
+    rows = re.findall(r"<tr><td>(\d)</td><td>(.*?)</td><td>(\d+)</td><td>(.*?)</td>", rendered)
+    assert [(n, scripted, sent) for n, _, scripted, sent in rows] == [
+        ("0", "3", "4"),
+        ("1", "0", "1"),
+    ]
+    assert "fresh turn" in rows[0][1]
+    assert plain_text(rows[1][1]) == "decision resume: approves call_9; rejects call_8"
+    assert '"equals":[["observe",2],["block",3]]' in text  # the fact, in compact JSON
+    assert "steps" not in text.lower()  # an engine vector has no step table
+    bad = vectors.vector_body_html(BAD_ENGINE_VECTOR, links)
+    assert '<span class="dl-error">error</span> <code>bad-scenario</code>' in bad
+    assert "Dispatches —" in plain_text(bad)
+
+
+def test_engine_family_page_counts_runs_and_search_names_the_operation() -> None:
+    engine_file = vectors.VectorFile(
+        path="curated/engine-fixture.json",
+        kind="curated",
+        family="engine-fixture",
+        description="fixture",
+        generator=None,
+        vectors=[ENGINE_VECTOR, BAD_ENGINE_VECTOR],
+    )
+    page = vectors.family_page(engine_file, lambda i: f"BODY{i}")
+    assert "| Vector | Description | Runs |" in page
+    assert "| [`engine-fixture/observe-then-block`](#engine-fixture/observe-then-block) " in page
+    assert page.count(" | 2 |") == 1 and " | 0 |" in page
+    assert vectors.operations_of(ENGINE_VECTOR) == ["runScenario"]
+    monitor = {"steps": [{"op": "create"}, {"op": "getState"}, {"op": "create"}]}
+    assert vectors.operations_of(monitor) == ["create", "getState"]
+
+
+def _report(path: Path, name: str, declared: list[str], statuses: dict[str, str]) -> None:
+    lines: list[dict[str, Any]] = [
+        {
+            "type": "header",
+            "harness": {"protocol": 1, "features": declared, "implementation": {"name": name}},
+        }
+    ]
+    for vid, status in statuses.items():
+        family = vid.split("/", 1)[0]
+        lines.append(
+            {"type": "vector", "id": vid, "file": f"curated/{family}.json", "status": status}
+        )
+    lines.append({"type": "footer", "totals": {}, "aborted": None})
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+
+
+def test_matrix_engine_column_passes_fails_or_not_claimed(tmp_path: Path) -> None:
+    monitor_vector = {"id": "plain/a", "spec": [], "features": [], "steps": []}
+    featured = {"id": "plain/engine-by-feature", "spec": [], "features": ["engine"], "scenario": {}}
+    catalog = vectors.Catalog(
+        files=[
+            vectors.VectorFile(
+                "curated/plain.json", "curated", "plain", "", None, [monitor_vector, featured]
+            ),
+            vectors.VectorFile(
+                "curated/engine-fixture.json",
+                "curated",
+                "engine-fixture",
+                "",
+                None,
+                [ENGINE_VECTOR, BAD_ENGINE_VECTOR],
+            ),
+        ]
+    )
+    engine_ids = [ENGINE_VECTOR["id"], BAD_ENGINE_VECTOR["id"], "plain/engine-by-feature"]
+    _report(
+        tmp_path / "a.jsonl",
+        "engine-passes",
+        ["engine"],
+        {"plain/a": "passed", **{v: "passed" for v in engine_ids}},
+    )
+    # a monitor failure does not make the engine column fail; an engine failure does
+    _report(
+        tmp_path / "b.jsonl",
+        "engine-fails",
+        ["engine"],
+        {
+            "plain/a": "failed",
+            engine_ids[0]: "passed",
+            engine_ids[1]: "failed",
+            engine_ids[2]: "passed",
+        },
+    )
+    _report(
+        tmp_path / "c.jsonl",
+        "monitor-only",
+        [],
+        {"plain/a": "passed", **{v: "skipped" for v in engine_ids}},
+    )
+    page = matrix.page(matrix.load_runs(tmp_path), catalog, "r", None)
+    summary = page[page.index("## Implementations") : page.index("## By family")]
+    rows = {
+        line.split(" | ")[0].strip("| "): line.split(" | ")[6]
+        for line in summary.splitlines()
+        if line.startswith("| engine-") or line.startswith("| monitor-")
+    }
+    assert rows["engine-passes"] == "passes (3/3)"
+    assert rows["engine-fails"] == "**fails** (1 of 3 failing)"
+    assert rows["monitor-only"] == "not claimed (no `engine` feature)"
+    assert "| Engine level |" in page
+
+
+def test_engine_level_is_a_navigation_group_with_its_landing_page(built: dict[str, Any]) -> None:
+    site: Path = built["site"]
+    landing = page_html(site, "engine/")
+    nav = landing[landing.index('class="md-nav md-nav--primary"') :]
+    group = nav[nav.index("Engine level") :]
+    pages = sorted(p.name[:-3] for p in (ROOT / "spec").glob("15-engine-*.md"))
+    assert len(pages) == 7
+    positions = [group.index(f"spec/{name}/") for name in pages]
+    assert positions == sorted(positions)
+    # the group sits inside the specification, after §14 and before the other documents
+    assert (
+        nav.index("spec/14-open-questions/")
+        < nav.index("Engine level")
+        < nav.index("spec/features/")
+    )
+
+
+def test_engine_landing_page_renders_the_brief_example_from_the_reference(
+    built: dict[str, Any],
+) -> None:
+    from doomloop_kit.engine import Scenario, run_scenario
+    from doomloop_kit.generators.engine_scenarios.brief import SCENARIOS
+
+    rendered = page_html(built["site"], "engine/")
+    text = re.sub(r"\s+", " ", plain_text(rendered))
+    assert "doomloop:engine-example" not in rendered
+    entries: list[dict[str, Any]] = json.loads(json.dumps(SCENARIOS))
+    entry = next(e for e in entries if e["scenario"]["id"] == "I-08")
+    transcript: dict[str, Any] = json.loads(
+        json.dumps(run_scenario(Scenario.from_json(entry["scenario"])).to_json())
+    )
+    (run,) = transcript["runs"]
+    # the brief's facts for I-08: four dispatches, the last one carries the block message
+    assert [d["responseId"] for d in run["dispatches"]] == ["resp_1", "resp_2", "resp_3", "resp_4"]
+    assert "Doom loop suspected" in json.dumps(run["dispatches"][3]["request"]["input"][-1])
+    for dispatch in run["dispatches"]:
+        assert f"{dispatch['index']} {dispatch['kind']} {dispatch['responseId']}" in text
+    assert [e["appliedAction"] for e in run["events"] if "appliedAction" in e] == [
+        "observe",
+        "block",
+    ]
+    # the whole transcript, as JSON, is on the page
+    block = json.dumps(transcript, indent=2, ensure_ascii=False)
+    assert all(re.sub(r"\s+", " ", line.strip()) in text for line in block.splitlines())
+    # the catalog's vector of the same scenario, when the vector set has one, is linked
+    for file_entry, data in _vector_files():
+        for vector in data["vectors"]:
+            if vector.get("scenario", {}).get("id") == "I-08":
+                page = f"../vectors/{file_entry['kind']}/{file_entry['family']}/"
+                assert f'href="{page}#{html.escape(vector["id"])}"' in rendered
+    statements = spec.parse(ROOT / "spec").statements
+    for sid in entry["spec"]:
+        page = posixpath.basename(statements[sid].src_uri)[: -len(".md")]
+        assert f'href="../spec/{page}/#{sid}"' in rendered, sid
+
+
+def test_engine_vectors_in_a_strict_build(tmp_path: Path) -> None:
+    """An engine vector file builds strictly: anchored, statements linked, matrix column."""
+    vectors_dir = write_curated_file(
+        tmp_path, "engine-fixture", "engine fixture", [ENGINE_VECTOR, BAD_ENGINE_VECTOR]
+    )
+    reports = tmp_path / "reports"
+    reports.mkdir()
+    _report(
+        reports / "r.jsonl",
+        "fixture-engine",
+        ["engine"],
+        {ENGINE_VECTOR["id"]: "passed", BAD_ENGINE_VECTOR["id"]: "passed"},
+    )
+    site = tmp_path / "site"
+    build_site(site, reports, vectors_dir)
+    url = "vectors/curated/engine-fixture/"
+    rendered = page_html(site, url)
+    for vector in (ENGINE_VECTOR, BAD_ENGINE_VECTOR):
+        assert f'id="{vector["id"]}"' in rendered
+    for href in sorted(set(re.findall(r'class="dl-sid" href="([^"]+)"', rendered))):
+        target, anchor = _resolve(url, href)
+        assert f'id="{anchor}"' in page_html(site, target), href
+    shown = set(re.findall(r'class="dl-sid" href="[^"]+">([A-Z0-9-]+)<', rendered))
+    assert shown == {"ENG-38", "ENG-79", "ENG-23"}
+    assert "passes (2/2)" in plain_text(page_html(site, "matrix/"))
+    index = page_html(site, "vectors/")
+    assert 'Engine vectors (<a href="curated/engine-fixture/">engine-fixture</a>)' in index
+
+
+def test_the_guides_runscenario_request_is_a_valid_request_and_scenario() -> None:
+    from doomloop_kit.engine import Scenario, run_scenario
+
+    guide = (ROOT / "docs" / "guide" / "write-a-harness.md").read_text(encoding="utf-8")
+    lines = [line.strip() for line in guide.splitlines() if '"op": "runScenario"' in line]
+    assert lines
+    for line in lines:
+        request = json.loads(line)
+        transcript = run_scenario(Scenario.from_json(request["scenario"])).to_json()
+        assert transcript["scenario"] == request["scenario"]["id"]
+
+
+def test_the_engine_pages_python_example_prints_the_transcript_it_shows(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    page = (ROOT / "docs" / "engine" / "index.md").read_text(encoding="utf-8")
+    (code,) = re.findall(r"```python\n(.*?)```", page, re.S)
+    exec(compile(code, "docs/engine/index.md", "exec"), {})
+    printed = json.loads(capsys.readouterr().out)
+    assert printed["scenario"] == "I-08"
+    assert "<!-- doomloop:engine-example I-08 -->" in page  # the scenario the page renders
+    assert [len(run["dispatches"]) for run in printed["runs"]] == [4]  # brief I-08: 4 dispatches

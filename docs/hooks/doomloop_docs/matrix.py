@@ -6,8 +6,10 @@
 (totals). Every ``*.jsonl`` file of the reports directory is one row of the
 matrix. Columns are the vector families and the optional features; a cell
 counts the passed vectors over the vectors of that column in the run, e.g.
-``212/212``. The page carries no timestamps or paths, so the same reports give
-the same page.
+``212/212``. The summary says, per run, whether the engine level (ENG-14)
+passes, fails or is not claimed: engine vectors are those of an ``engine-…``
+family or needing the feature ``engine``. The page carries no timestamps or
+paths, so the same reports give the same page.
 """
 
 from __future__ import annotations
@@ -25,6 +27,8 @@ from .vectors import Catalog
 
 PASSED = "passed"
 BAD = ("failed", "errored", "xpassed")
+ENGINE_FEATURE = "engine"
+ENGINE_FAMILY_PREFIX = "engine-"
 _FILE_LABEL = re.compile(r"(?:^|/)(curated|generated)/([a-z0-9][a-z0-9-]*)\.json$")
 
 
@@ -138,6 +142,24 @@ def column_of(item: dict[str, Any], catalog_files: dict[str, tuple[str, str]]) -
     return "other", vid.split("/", 1)[0]
 
 
+def is_engine_vector(family: str, features: list[str]) -> bool:
+    """Engine vectors: an ``engine-`` family, or the feature ``engine`` (ENG-14)."""
+    return family.startswith(ENGINE_FAMILY_PREFIX) or ENGINE_FEATURE in features
+
+
+def engine_level(run: Run, engine: Cell) -> str:
+    """The engine column of a run: passes, fails or not claimed (feature not declared)."""
+    if ENGINE_FEATURE not in run.declared:
+        return f"not claimed (no `{ENGINE_FEATURE}` feature)"
+    if engine.bad:
+        return f"**fails** ({engine.bad} of {engine.total} failing)"
+    if engine.passed == 0:
+        return "claimed, no engine vector run"
+    if engine.passed < engine.total:
+        return f"passes ({engine.passed}/{engine.total}, {engine.total - engine.passed} not run)"
+    return f"passes ({engine.passed}/{engine.total})"
+
+
 def page(runs: list[Run], catalog: Catalog, reports_hint: str, manifest: Path | None) -> str:
     out = [
         "---",
@@ -154,7 +176,9 @@ def page(runs: list[Run], catalog: Catalog, reports_hint: str, manifest: Path | 
         "set `DOOMLOOP_DOCS_REPORTS` to read another folder). A cell counts the passed "
         "vectors over the vectors of that column in the run: `212/212` is all passed. "
         "Failing cells are bold; *skipped* vectors need a feature the harness does not "
-        "declare.",
+        "declare. The *Engine level* column reads the engine vectors (families "
+        "`engine-…`, or needing the feature `engine`): a port claims the level by "
+        "declaring `engine` (see [the engine level](engine/index.md)).",
         "",
     ]
     if not runs:
@@ -188,8 +212,9 @@ def page(runs: list[Run], catalog: Catalog, reports_hint: str, manifest: Path | 
     summary = [
         "## Implementations {#implementations}",
         "",
-        "| Implementation | Protocol | Declared features | Passed | Failing | Skipped | Run |",
-        "| --- | --- | --- | ---: | ---: | ---: | --- |",
+        "| Implementation | Protocol | Declared features | Passed | Failing | Skipped "
+        "| Engine level | Run |",
+        "| --- | --- | --- | ---: | ---: | ---: | --- | --- |",
     ]
     family_rows: list[tuple[str, Cell, dict[tuple[str, str], Cell]]] = []
     feature_rows = []
@@ -211,20 +236,25 @@ def page(runs: list[Run], catalog: Catalog, reports_hint: str, manifest: Path | 
             declared = f"all {len(run.declared)}"
         else:
             declared = ", ".join(f"`{f}`" for f in run.declared)
-        summary.append(
-            f"| {md_cell(run.label)} | {run.protocol if run.protocol is not None else '?'} | "
-            f"{declared} | {statuses[PASSED]}/{len(run.vectors)} | {bad} | "
-            f"{statuses['skipped']} | {state} |"
-        )
         cells = {col: Cell() for col in columns}
         feature_cells = {name: Cell() for name in feature_names}
         total = Cell()
+        engine = Cell()
         for item in run.vectors:
             status = str(item.get("status"))
-            cells[column_of(item, catalog_files)].add(status)
+            column = column_of(item, catalog_files)
+            features = features_by_id.get(str(item.get("id")), [])
+            cells[column].add(status)
             total.add(status)
-            for name in features_by_id.get(str(item.get("id")), []):
+            for name in features:
                 feature_cells[name].add(status)
+            if is_engine_vector(column[1], features):
+                engine.add(status)
+        summary.append(
+            f"| {md_cell(run.label)} | {run.protocol if run.protocol is not None else '?'} | "
+            f"{declared} | {statuses[PASSED]}/{len(run.vectors)} | {bad} | "
+            f"{statuses['skipped']} | {engine_level(run, engine)} | {state} |"
+        )
         family_rows.append((run.label, total, cells))
         feature_rows.append(
             f"| {md_cell(run.label)} | "

@@ -20,17 +20,38 @@ DOCS_PAGES = {
     "changelog": "changelog.md",
     "benchmarks": "benchmarks.md",
     "mutation": "mutation.md",
+    "engine": "engine/index.md",
 }
+
+ENGINE_PREFIX = "spec/15-engine-"
+"""The pages of the engine level (spec §15): one navigation group, after their landing page."""
 
 
 def _present(files: Files, src_uri: str) -> bool:
     return files.get_file_from_path(src_uri) is not None
 
 
+def spec_group(files: Files, pages: list[str]) -> list[NavItem]:
+    """The specification pages in reading order, the engine level (ENG-14) as a group
+    of its own where its first page stands, opened by the landing page when there is one."""
+    out: list[NavItem] = []
+    engine: list[NavItem] = []
+    for src_uri in pages:
+        if not src_uri.startswith(ENGINE_PREFIX):
+            out.append(src_uri)
+            continue
+        if not engine:
+            if _present(files, DOCS_PAGES["engine"]):
+                engine.append(DOCS_PAGES["engine"])
+            out.append({"Engine level": engine})
+        engine.append(src_uri)
+    return out
+
+
 def build(files: Files, state: BuildState) -> list[NavItem]:
     from .site import MATRIX_PAGE, STATEMENT_IDS_PAGE
 
-    spec_pages: list[NavItem] = list(state.spec_index.pages)
+    spec_pages = spec_group(files, state.spec_index.pages)
     spec_pages.append({"Index of statement ids": STATEMENT_IDS_PAGE})
 
     schema_pages: list[NavItem] = ["schemas/index.md"]

@@ -9,6 +9,8 @@
 - the index of statement ids (``statement-ids.md``) is generated from the spec;
 - the search index gets one entry per statement id and per generated vector, so
   that typing ``MON-07`` or a vector id finds it;
+- a page's ``<!-- doomloop:engine-example ID -->`` becomes a brief scenario and
+  the reference engine's transcript of it (:mod:`.engine`);
 - the navigation is built from all of the above (:mod:`.nav`).
 
 Paths: the repository root is the folder of mkdocs.yml. ``DOOMLOOP_DOCS_REPORTS``
@@ -31,7 +33,7 @@ from mkdocs.plugins import get_plugin_logger
 from mkdocs.structure.files import File, Files
 from mkdocs.structure.pages import Page
 
-from . import matrix, nav, schemas, spec, vectors
+from . import engine, matrix, nav, schemas, spec, vectors
 from .util import relative_url
 
 log = get_plugin_logger("doomloop")
@@ -190,6 +192,16 @@ def on_files(files: Files, config: MkDocsConfig) -> Files:
         extra += ["The format of the files is specified in [Vector files](../spec/vectors.md).", ""]
     if any(f.rel == "vectors.schema.json" for f in state.schema_files):
         extra += ["Field reference: [vector file schema](../schemas/vectors.md).", ""]
+    engine_files = [f for f in state.catalog.files if f.family.startswith("engine-")]
+    if engine_files and files.get_file_from_path(nav.DOCS_PAGES["engine"]) is not None:
+        families = ", ".join(
+            f"[{f.family}]({posixpath.relpath(f.page_uri, 'vectors')})" for f in engine_files
+        )
+        extra += [
+            f"Engine vectors ({families}) each send one scenario with `runScenario` and "
+            "expect its transcript: see [the engine level](../engine/index.md).",
+            "",
+        ]
     _add(
         files,
         File.generated(
@@ -291,8 +303,30 @@ def on_page_markdown(markdown: str, page: Page, config: MkDocsConfig, files: Fil
     if page.file.src_uri in state.spec_index.pages:
         return spec.add_permalinks(_schema_folder_links(state, page.file.src_uri, markdown))
     if VERSIONS_MARKER in markdown:
-        return markdown.replace(VERSIONS_MARKER, _versions_table(state))
+        markdown = markdown.replace(VERSIONS_MARKER, _versions_table(state))
+    if engine.MARKER.search(markdown):
+        markdown = _engine_examples(state, page.file.src_uri, markdown)
     return markdown
+
+
+def _engine_examples(state: BuildState, src_uri: str, markdown: str) -> str:
+    def statement_src(sid: str) -> str | None:
+        found = state.spec_index.statements.get(sid)
+        return found.src_uri if found else None
+
+    vectors_by_scenario = {
+        str(v["scenario"].get("id")): (str(v.get("id")), f.page_uri)
+        for f in state.catalog.files
+        for v in f.vectors
+        if vectors.is_engine(v) and isinstance(v["scenario"], dict)
+    }
+
+    try:
+        return engine.fill(markdown, src_uri, statement_src, vectors_by_scenario.get)
+    except engine.ExampleError as error:
+        log.warning(f"{src_uri}: {error}")
+        note = f'!!! failure "Example not generated"\n    {error}'
+        return engine.MARKER.sub(lambda _: note, markdown)
 
 
 def _links_for(state: BuildState, page: Page, files: Files) -> vectors.Links:
@@ -385,7 +419,7 @@ def on_page_context(
                     + " spec "
                     + " ".join(vector.get("spec", []))
                     + " steps "
-                    + " ".join(sorted({str(s.get("op")) for s in vectors.steps_of(vector)})),
+                    + " ".join(vectors.operations_of(vector)),
                 }
             )
     return context

@@ -5,8 +5,12 @@ vector anchored by its id (the element id *is* the vector id, so
 ``.../vectors/curated/fanout/#fanout/declared-repeat-three`` finds it), with
 its description, linked spec ids, tags, features, option, initial state and a
 table of steps (step number, operation, inputs as compact JSON, expected
-result). Curated vectors get a heading each; the vectors of a generated family
-(hundreds or thousands) sit in collapsed ``<details>`` blocks.
+result). An engine vector (a ``scenario`` and its ``facts`` in place of
+``steps``, ENG-15) shows a summary of its scenario (tools, runs, scripted
+responses and expected dispatches per run), its facts, the scenario itself and
+the expected transcript or error. Curated vectors get a heading each; the
+vectors of a generated family (hundreds or thousands) sit in collapsed
+``<details>`` blocks.
 
 The bodies are HTML built here and put into the page after the Markdown is
 rendered (see :mod:`.site`): Markdown never parses thousands of tables.
@@ -127,6 +131,35 @@ def value_html(value: Any) -> str:
     )
 
 
+def is_engine(vector: dict[str, Any]) -> bool:
+    """An engine vector carries a scenario instead of steps (spec §15.1.4)."""
+    return "scenario" in vector
+
+
+def size_of(vector: dict[str, Any]) -> int:
+    """Steps of a monitor vector, runs of an engine vector."""
+    if is_engine(vector):
+        scenario = vector.get("scenario")
+        runs = scenario.get("runs", []) if isinstance(scenario, dict) else []
+        return len(runs) if isinstance(runs, list) else 0
+    return len(vector.get("steps", []))
+
+
+def steps_of(vector: dict[str, Any]) -> list[dict[str, Any]]:
+    """A vector's steps; an engine vector is one ``runScenario`` step (vectors.md)."""
+    if is_engine(vector):
+        return [
+            {"op": "runScenario", "scenario": vector["scenario"], "expect": vector.get("expect")}
+        ]
+    steps: list[dict[str, Any]] = vector.get("steps", [])
+    return steps
+
+
+def operations_of(vector: dict[str, Any]) -> list[str]:
+    """The protocol operations a vector sends, sorted (an engine vector: ``runScenario``)."""
+    return sorted({str(step.get("op")) for step in steps_of(vector)})
+
+
 def step_inputs(step: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in step.items() if k not in ("op", "expect")}
 
@@ -146,16 +179,6 @@ class Links:
     statement: Callable[[str], str | None]
     feature: Callable[[str], str | None]
     problems: list[str] = field(default_factory=list)
-
-
-def steps_of(vector: dict[str, Any]) -> list[dict[str, Any]]:
-    """A vector's steps; an engine vector is one ``runScenario`` step (vectors.md)."""
-    if "scenario" in vector:
-        return [
-            {"op": "runScenario", "scenario": vector["scenario"], "expect": vector.get("expect")}
-        ]
-    steps: list[dict[str, Any]] = vector.get("steps", [])
-    return steps
 
 
 def vector_body_html(vector: dict[str, Any], links: Links) -> str:
@@ -182,13 +205,14 @@ def vector_body_html(vector: dict[str, Any], links: Links) -> str:
         f" · <strong>Features</strong> {' '.join(feature_parts) or 'none'}",
         "</p>",
     ]
+    if is_engine(vector):
+        out.append(engine_body_html(vector))
+        return "".join(out)
     if "option" in vector:
         out.append(f'<p class="dl-meta"><strong>Option</strong> {value_html(vector["option"])}</p>')
     if "initialState" in vector:
         state = value_html(vector["initialState"])
         out.append(f'<p class="dl-meta"><strong>Initial state</strong> {state}</p>')
-    if "facts" in vector:
-        out.append(f'<p class="dl-meta"><strong>Facts</strong> {value_html(vector["facts"])}</p>')
     out.append(
         '<table class="dl-steps"><thead><tr><th>#</th><th>Operation</th><th>Inputs</th>'
         "<th>Expected</th></tr></thead><tbody>"
@@ -201,6 +225,88 @@ def vector_body_html(vector: dict[str, Any], links: Links) -> str:
             f"<td>{expected_html(step.get('expect'))}</td></tr>"
         )
     out.append("</tbody></table></div>")
+    return "".join(out)
+
+
+def _list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
+def _tool_label(tool: Any) -> str:
+    if not isinstance(tool, dict):
+        return f"<code>{esc(short_json(tool))}</code>"
+    notes = [str(tool.get("kind", "executable"))]
+    if "loopKey" in tool:
+        notes.append(f"loopKey {short_json(tool['loopKey'])}")
+    if "fails" in tool:
+        notes.append("fails")
+    return f"<code>{esc(str(tool.get('name')))}</code> ({esc(', '.join(notes))})"
+
+
+def _run_label(run: Any) -> str:
+    if not isinstance(run, dict):
+        return esc(short_json(run))
+    if _list(run.get("approve")) or _list(run.get("reject")):
+        decisions = []
+        for key, word in (("approve", "approves"), ("reject", "rejects")):
+            ids = _list(run.get(key))
+            if ids:
+                decisions.append(f"{word} " + ", ".join(f"<code>{esc(str(i))}</code>" for i in ids))
+        return "decision resume: " + "; ".join(decisions)
+    return f"fresh turn, input {value_html(run.get('input'))}"
+
+
+def engine_body_html(vector: dict[str, Any]) -> str:
+    """Scenario summary, facts, scenario and expected transcript of an engine vector."""
+    scenario = vector.get("scenario")
+    scenario = scenario if isinstance(scenario, dict) else {}
+    runs = _list(scenario.get("runs"))
+    expect = vector.get("expect")
+    result = expect.get("result") if isinstance(expect, dict) else None
+    expected_runs = _list(result.get("runs")) if isinstance(result, dict) else []
+    tools = ", ".join(_tool_label(t) for t in _list(scenario.get("tools"))) or "none"
+    dispatches = sum(len(_list(r.get("dispatches"))) for r in expected_runs if isinstance(r, dict))
+    out = [
+        '<p class="dl-meta dl-scenario">',
+        f"<strong>Tools</strong> {tools}",
+        f" · <strong>Runs</strong> {len(runs)}",
+        f" · <strong>Dispatches</strong> {dispatches if expected_runs else '—'}",
+        "</p>",
+    ]
+    if "doomLoop" in scenario:
+        out.append(
+            f'<p class="dl-meta"><strong>doomLoop</strong> {value_html(scenario["doomLoop"])}</p>'
+        )
+    out.append(
+        '<table class="dl-runs"><thead><tr><th>Run</th><th>Kind</th>'
+        "<th>Scripted responses</th><th>Dispatches</th><th>End</th></tr></thead><tbody>"
+    )
+    for number, run in enumerate(runs):
+        scripted = len(_list(run.get("model"))) if isinstance(run, dict) else 0
+        got = expected_runs[number] if number < len(expected_runs) else None
+        if isinstance(got, dict):
+            sent = str(len(_list(got.get("dispatches"))))
+            end = got.get("end")
+            end = end if isinstance(end, dict) else {}
+            ending = f"<code>{esc(str(end.get('status')))}</code> / {esc(str(end.get('reason')))}"
+        else:
+            sent, ending = "—", "—"
+        out.append(
+            f"<tr><td>{number}</td><td>{_run_label(run)}</td><td>{scripted}</td>"
+            f"<td>{sent}</td><td>{ending}</td></tr>"
+        )
+    out.append("</tbody></table>")
+    facts = _list(vector.get("facts"))
+    if facts:
+        out.append(
+            '<p class="dl-meta"><strong>Facts</strong> (informative: what the vector pins, '
+            'as the brief states it)</p><ul class="dl-facts">'
+        )
+        out += [f"<li>{value_html(fact)}</li>" for fact in facts]
+        out.append("</ul>")
+    out.append(f'<p class="dl-meta"><strong>Scenario</strong> {value_html(scenario)}</p>')
+    out.append(f'<p class="dl-meta"><strong>Expected</strong> {expected_html(expect)}</p>')
+    out.append("</div>")
     return "".join(out)
 
 
@@ -253,11 +359,13 @@ def family_page(vector_file: VectorFile, placeholder: Callable[[int], str]) -> s
             "",
         ]
     if kind == "curated":
-        out += ["| Vector | Description | Steps |", "| --- | --- | ---: |"]
+        engine = [is_engine(v) for v in vector_file.vectors]
+        size = "Runs" if all(engine) else "Steps / runs" if any(engine) else "Steps"
+        out += [f"| Vector | Description | {size} |", "| --- | --- | ---: |"]
         for v in vector_file.vectors:
             out.append(
                 f"| [`{v['id']}`](#{v['id']}) | {md_cell(md_text(str(v.get('description', ''))))} "
-                f"| {len(steps_of(v))} |"
+                f"| {size_of(v)} |"
             )
         out.append("")
         for number, v in enumerate(vector_file.vectors):
