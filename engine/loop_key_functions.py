@@ -71,7 +71,8 @@ def build_loop_key(form: object, tool_name: str, invocations: Counter[str]) -> o
     if name == "project":
         fields = form.get("fields")
         if not isinstance(fields, Mapping) or not all(
-            isinstance(steps, list) and all(step in _TRANSFORMS for step in steps)
+            isinstance(steps, list)
+            and all(isinstance(step, str) and step in _TRANSFORMS for step in steps)
             for steps in fields.values()
         ):
             raise ScenarioError(f"tool {tool_name!r}: project needs fields with known transforms")

@@ -50,6 +50,19 @@ def _string(value: object, where: str) -> str:
     return value
 
 
+def _output_texts(item: Mapping[str, object], where: str) -> None:
+    """Every ``output_text`` part of a message carries its text as a string (ENG-23)."""
+    content = item.get("content")
+    for number, part in enumerate(content if isinstance(content, list) else []):
+        if isinstance(part, Mapping) and part.get("type") == "output_text":
+            _string(part.get("text"), f"{where}.content[{number}].text")
+
+
+def _count(value: object) -> bool:
+    """A dispatch or step count: a JSON integer; ``true``/``false`` are not counts (ENG-23)."""
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
 def _strings(value: object, where: str) -> tuple[str, ...]:
     return tuple(_string(item, f"{where}[{i}]") for i, item in enumerate(_list(value, where)))
 
@@ -152,7 +165,7 @@ class RequestSpec:
         models = data.get("models")
         steps = data.get("stopWhenSteps")
         start = data.get("toolChoiceFromDispatch", 0)
-        if not isinstance(start, int) or (steps is not None and not isinstance(steps, int)):
+        if not _count(start) or (steps is not None and not _count(steps)):
             raise ScenarioError(f"{where}: dispatch and step counts must be integers")
         return cls(
             model=_string(data.get("model", "cheap-model"), f"{where}.model"),
@@ -182,6 +195,8 @@ class ScriptedResponse:
             if kind == "function_call":
                 for member in ("name", "arguments", "callId"):
                     _string(item.get(member), f"{where}.output[{index}].{member}")
+            if kind == "message":
+                _output_texts(item, f"{where}.output[{index}]")
             output.append(cast(Mapping[str, object], _json(item)))
         return cls(tuple(output))
 

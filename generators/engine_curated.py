@@ -267,6 +267,50 @@ BAD_INPUT: Final[list[dict[str, Any]]] = [
         "fact": _rejected("runs[0].model[0].output[0].callId"),
     },
     {
+        "name": "malformed-project-transform-not-a-string",
+        "description": "a project loopKey whose transform list holds a list, not a transform "
+        "name, is bad-scenario (not a crash of the engine)",
+        "spec": ["ENG-23"],
+        "scenario": _scenario(
+            "malformed-project-transform-not-a-string",
+            tools=[{"name": "t", "loopKey": {"function": "project", "fields": {"q": [["trim"]]}}}],
+            runs=[],
+        ),
+        "fact": _rejected("project"),
+    },
+    {
+        "name": "malformed-output-text-not-a-string",
+        "description": "an output_text part whose text is false is bad-scenario: JS String(false) "
+        "and Python str(False) differ, so the format admits only strings",
+        "spec": ["ENG-23"],
+        "scenario": _scenario(
+            "malformed-output-text-not-a-string",
+            runs=[
+                fresh(
+                    [
+                        turn(
+                            {
+                                "type": "message",
+                                "role": "assistant",
+                                "content": [{"type": "output_text", "text": False}],
+                            }
+                        )
+                    ]
+                )
+            ],
+        ),
+        "fact": _rejected("runs[0].model[0].output[0].content[0].text"),
+    },
+    {
+        "name": "malformed-step-count-boolean",
+        "description": "stopWhenSteps true is bad-scenario: a boolean is not a step count",
+        "spec": ["ENG-23"],
+        "scenario": _scenario(
+            "malformed-step-count-boolean", request={"stopWhenSteps": True}, runs=[fresh([])]
+        ),
+        "fact": _rejected("step counts"),
+    },
+    {
         "name": "malformed-run-neither-fresh-nor-decision",
         "description": "a run with neither input (fresh turn) nor decisions is bad-scenario",
         "spec": ["ENG-23"],

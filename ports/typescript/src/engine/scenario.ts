@@ -127,8 +127,8 @@ function optionalString(data: JsonObject, name: string, where: string): string |
 }
 
 /** A count: an integer (a boolean counts as 0 or 1, as the reference reads it). */
+/** A dispatch or step count: a JSON integer; `true`/`false` are not counts (ENG-23). */
 function count(value: unknown): number | undefined {
-  if (typeof value === 'boolean') return Number(value);
   return typeof value === 'number' && Number.isInteger(value) ? value : undefined;
 }
 
@@ -178,6 +178,17 @@ function readRequest(value: unknown, where: string): RequestSpec {
   };
 }
 
+/** Every `output_text` part of a message carries its text as a string (ENG-23). */
+function outputTexts(item: JsonObject, where: string): void {
+  const content = member(item, 'content', null);
+  if (!Array.isArray(content)) return;
+  content.forEach((part: unknown, index: number) => {
+    if (isObject(part) && member(part, 'type', null) === 'output_text') {
+      string(member(part, 'text', null), `${where}.content[${index}].text`);
+    }
+  });
+}
+
 function readResponse(value: unknown, where: string): ScriptedResponse {
   const data = object(value, where);
   known(data, ['output'], where);
@@ -188,6 +199,7 @@ function readResponse(value: unknown, where: string): ScriptedResponse {
     if (kind === 'function_call') {
       for (const name of ['name', 'arguments', 'callId']) string(member(item, name, null), `${at}.${name}`);
     }
+    if (kind === 'message') outputTexts(item, at);
     return clone(item);
   });
   return { output };
