@@ -317,6 +317,22 @@ DECLARED: list[dict[str, Any]] = [
         option={"ladder": {"observe": 1}},
     ),
     _scenario(
+        "redeclare-swaps-a-single-call",
+        "a round declared as [x], x recorded, re-declared as [y], y recorded; the next round declares and records x: its round set [x] differs from the prior round set [y], so the tool's streak is 1",
+        ["MON-10", "MON-22", "MON-28", "MON-23", "MON-27"],
+        [
+            declare(0, [("t", "x")]),
+            record("t", "x", 0),
+            declare(0, [("t", "y")]),
+            record("t", "y", 0),
+            declare(1, [("t", "x")]),
+            record("t", "x", 1),
+            get_state(),
+        ],
+        tags=["declared"],
+        option={"ladder": {"observe": 1}},
+    ),
+    _scenario(
         "redeclare-reorders-a-member",
         "declareRound again for the current round with a member at another position: its per-call count is found by fingerprint",
         ["MON-10", "MON-22", "MON-20", "MON-26"],
