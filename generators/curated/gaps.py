@@ -333,6 +333,22 @@ DECLARED: list[dict[str, Any]] = [
         option={"ladder": {"observe": 1}},
     ),
     _scenario(
+        "redeclare-swaps-a-fan-out",
+        "a round declared as [a, b], a recorded, re-declared as [c, d], c recorded; the next round declares and records a and b: the prior round set is [c, d], so b's record has streak 1",
+        ["MON-10", "MON-22", "MON-28", "MON-23", "MON-27"],
+        [
+            declare(0, [("t", "a"), ("t", "b")]),
+            record("t", "a", 0),
+            declare(0, [("t", "c"), ("t", "d")]),
+            record("t", "c", 0),
+            declare(1, [("t", "a"), ("t", "b")]),
+            record("t", "a", 1),
+            record("t", "b", 1),
+        ],
+        tags=["declared"],
+        option={"ladder": {"observe": 1}},
+    ),
+    _scenario(
         "redeclare-reorders-a-member",
         "declareRound again for the current round with a member at another position: its per-call count is found by fingerprint",
         ["MON-10", "MON-22", "MON-20", "MON-26"],
