@@ -911,7 +911,7 @@ FAMILIES: dict[str, Family] = {
         Family(
             "superset",
             superset_transcripts,
-            100,
+            80,
             20261102,
             ("MON-19", "MON-26", "MON-27", "MON-34"),
             "rounds that add calls to a base set",
@@ -919,7 +919,7 @@ FAMILIES: dict[str, Family] = {
         Family(
             "subset",
             subset_transcripts,
-            100,
+            80,
             20261103,
             ("MON-19", "MON-26", "MON-27", "MON-34"),
             "rounds that drop calls from a base set",
@@ -927,7 +927,7 @@ FAMILIES: dict[str, Family] = {
         Family(
             "permutation",
             permutation_transcripts,
-            100,
+            80,
             20261104,
             ("MON-09", "MON-21", "MON-25"),
             "the same set in different orders",
@@ -967,7 +967,7 @@ FAMILIES: dict[str, Family] = {
         Family(
             "duplicates",
             duplicate_transcripts,
-            100,
+            80,
             20261109,
             ("MON-20", "MON-22", "MON-33"),
             "in-round duplicate records",
@@ -1018,7 +1018,7 @@ FAMILIES: dict[str, Family] = {
         Family(
             "ladders",
             ladder_transcripts,
-            280,
+            360,
             20261114,
             ("LAD-02", "LAD-03", "LAD-04", "LAD-05"),
             "resolveLadderAction on random ladders",
