@@ -28,6 +28,7 @@ MODULES = (
     "edges",
     "sharing",
     "memo",
+    "gaps",
 )
 """Module names, in the order their files are listed in the manifest."""
 
