@@ -58,11 +58,6 @@ def _output_texts(item: Mapping[str, object], where: str) -> None:
             _string(part.get("text"), f"{where}.content[{number}].text")
 
 
-def _count(value: object) -> bool:
-    """A dispatch or step count: a JSON integer; ``true``/``false`` are not counts (ENG-23)."""
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
 def _strings(value: object, where: str) -> tuple[str, ...]:
     return tuple(_string(item, f"{where}[{i}]") for i, item in enumerate(_list(value, where)))
 
@@ -165,7 +160,12 @@ class RequestSpec:
         models = data.get("models")
         steps = data.get("stopWhenSteps")
         start = data.get("toolChoiceFromDispatch", 0)
-        if not _count(start) or (steps is not None and not _count(steps)):
+        # ENG-23: counts are JSON integers; true and false are not counts
+        if (
+            isinstance(start, bool)
+            or not isinstance(start, int)
+            or (steps is not None and (isinstance(steps, bool) or not isinstance(steps, int)))
+        ):
             raise ScenarioError(f"{where}: dispatch and step counts must be integers")
         return cls(
             model=_string(data.get("model", "cheap-model"), f"{where}.model"),
