@@ -83,6 +83,7 @@ type Outcome struct {
 // Rejudge is one -rejudge pass: the vectors it judged by, how many earlier
 // survivors it judged again and how many of them it killed.
 type Rejudge struct {
+	Before      int     `json:"before"` // the vectors the clean port passed in the results judged again
 	CleanPassed int     `json:"clean_passed"`
 	Survivors   int     `json:"survivors"`
 	Killed      int     `json:"killed"`
@@ -150,14 +151,15 @@ func main() {
 	var history []Rejudge
 	survivors := map[string]bool{} // the earlier survivors -rejudge judges again
 	if (*resume || *rejudge) && !trial {
-		done, spent, history = previous(*out, len(clean.passed))
+		var before int
+		done, spent, history, before = previous(*out, len(clean.passed))
 		if *rejudge {
 			for k, o := range done {
 				if o.Status == "survived" {
 					survivors[k] = true // kept in the file until judged again
 				}
 			}
-			history = append(history, Rejudge{CleanPassed: len(clean.passed), Survivors: len(survivors)})
+			history = append(history, Rejudge{Before: before, CleanPassed: len(clean.passed), Survivors: len(survivors)})
 			fmt.Printf("rejudging %d survivors\n", len(survivors))
 		}
 		fmt.Printf("resuming: %d mutants already judged\n", len(done)-len(survivors))
@@ -219,11 +221,11 @@ func keyHash(m Mutant) uint64 {
 // previous reads the outcomes of an earlier run of the same job (same clean
 // replay; with -rejudge, a clean replay that passes at least as many vectors)
 // from the results file.
-func previous(path string, cleanPassed int) (map[string]Outcome, float64, []Rejudge) {
+func previous(path string, cleanPassed int) (map[string]Outcome, float64, []Rejudge, int) {
 	done := map[string]Outcome{}
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return done, 0, nil
+		return done, 0, nil, 0
 	}
 	var old struct {
 		CleanPassed int       `json:"clean_passed"`
@@ -237,12 +239,12 @@ func previous(path string, cleanPassed int) (map[string]Outcome, float64, []Reju
 		check(fmt.Errorf("the clean port passes %d vectors, the earlier results %d: a killed mutant may no longer be killed; run the whole job", cleanPassed, old.CleanPassed))
 	case !*rejudge && old.CleanPassed != cleanPassed:
 		fmt.Println("the earlier results judged another clean replay: starting over (-rejudge keeps them)")
-		return done, 0, nil
+		return done, 0, nil, 0
 	}
 	for _, o := range old.Outcomes {
 		done[key(o.Mutant)] = o
 	}
-	return done, old.Wall, old.Rejudged
+	return done, old.Wall, old.Rejudged, old.CleanPassed
 }
 
 // write replaces the results file (atomically) with every outcome so far, in
