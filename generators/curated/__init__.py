@@ -26,6 +26,7 @@ MODULES = (
     "wire",
     "texts",
     "edges",
+    "gaps",
 )
 """Module names, in the order their files are listed in the manifest."""
 
