@@ -284,6 +284,25 @@ def _per_call(
     )
 
 
+AB = [("t", "a"), ("t", "b")]
+AB0 = declare(0, AB)
+"""Round 0 declared with two calls of ``t``."""
+
+
+def _redeclared(
+    name: str, pins: str, spec: list[str], steps: list[dict[str, Any]], *tags: str
+) -> dict[str, Any]:
+    """Declared rounds of tool ``t`` where a round is declared again after a record."""
+    return _scenario(
+        name,
+        pins,
+        spec,
+        steps,
+        tags=["declared", *tags],
+        option={"ladder": {"observe": 1}},
+    )
+
+
 DECLARED: list[dict[str, Any]] = [
     _scenario(
         "undeclared-call-beside-three-declared",
@@ -332,49 +351,31 @@ DECLARED: list[dict[str, Any]] = [
         tags=["declared", "per-call"],
         option={"ladder": {"observe": 1}},
     ),
-    _scenario(
+    _redeclared(
         "redeclare-same-width-other-set-restarts",
         "declareRound again for the current round with another set of the same width after a record: the round ends with that set, so the next round declaring the first set again starts its round streak at 1",
         ["MON-28", "MON-23", "MON-25"],
         [
-            declare(0, [("t", "a"), ("t", "b")]),
-            record("t", "a", 0),
-            declare(0, [("t", "a"), ("t", "c")]),
-            record("t", "c", 0),
-            declare(1, [("t", "a"), ("t", "b")]),
-            record("t", "a", 1),
-            record("t", "b", 1),
+            *(AB0, record("t", "a", 0), declare(0, [("t", "a"), ("t", "c")]), record("t", "c", 0)),
+            *(declare(1, AB), record("t", "a", 1), record("t", "b", 1)),
         ],
-        tags=["declared"],
-        option={"ladder": {"observe": 1}},
     ),
-    _scenario(
+    _redeclared(
         "redeclare-member-keeps-its-per-call-count",
         "declareRound again for the current round with a member at another position of another set: its per-call streak counts from the prior round's count of that exact call (b: 2), not from the call at its position",
         ["MON-26", "MON-22"],
         [
-            declare(0, [("t", "a"), ("t", "b")]),
-            record("t", "b", 0),
-            declare(1, [("t", "a"), ("t", "b")]),
-            record("t", "a", 1),
-            declare(1, [("t", "b"), ("t", "e")]),
-            record("t", "b", 1),
+            *(AB0, record("t", "b", 0), declare(1, AB), record("t", "a", 1)),
+            *(declare(1, [("t", "b"), ("t", "e")]), record("t", "b", 1)),
         ],
-        tags=["declared", "per-call"],
-        option={"ladder": {"observe": 1}},
+        "per-call",
     ),
-    _scenario(
+    _redeclared(
         "redeclare-wider-set-fan-out-message",
         "declareRound again for the current round with a wider set: a member's fan-out message names the new set (3 parallel calls and their round identity) although the round streak is unchanged",
         ["MSG-04", "MSG-05", "MON-27"],
-        [
-            declare(0, [("t", "a"), ("t", "b")]),
-            record("t", "a", 0),
-            declare(0, [("t", "a"), ("t", "b"), ("t", "c")]),
-            record("t", "b", 0),
-        ],
-        tags=["declared", "messages"],
-        option={"ladder": {"observe": 1}},
+        [AB0, record("t", "a", 0), declare(0, CALLS), record("t", "b", 0)],
+        "messages",
     ),
     _per_call(
         "gap-round-baseline",
