@@ -14,7 +14,7 @@ from importlib import metadata
 from doomloop_kit.vectorset import resources
 from doomloop_kit.vectorset.files import MANIFEST_NAME
 
-from .protocol import PROTOCOL_VERSION
+from .protocol import PROTOCOL_REVISION, PROTOCOL_VERSION
 
 
 def version_text() -> str:
@@ -23,7 +23,7 @@ def version_text() -> str:
     except metadata.PackageNotFoundError:  # pragma: no cover - not installed
         kit = "0+unknown"
     lines = [f"doomloop-kit {kit}", f"specification {resources.spec_version()}"]
-    lines.append(f"protocol {PROTOCOL_VERSION}")
+    lines.append(f"protocol {PROTOCOL_VERSION} (revision {PROTOCOL_REVISION})")
     raw = (resources.vectors_root() / MANIFEST_NAME).read_bytes()
     manifest = json.loads(raw)
     lines.append(

@@ -106,6 +106,8 @@ def features_of_transcript(transcript: Transcript) -> list[str]:
             found |= wire.features_of(value)
         if wire.uses_js_coercion(step):
             found.add("js-coercion")
+        if step["op"] in wire.OP_FEATURES:
+            found.add(wire.OP_FEATURES[step["op"]])
     return sorted(found)
 
 

@@ -70,8 +70,28 @@ class DoomLoopMonitor:
         self._text: TextStreak | None = None
         self._escalations_used: int | float = 0
         self._declared: DeclaredRound | None = None
+        self._memo: dict[int, tuple[object, dict[str, str]]] = {}
         if initial_state is not UNDEFINED:
             self.restore(initial_state)
+
+    # -- the fingerprint memo -----------------------------------------------
+
+    def _fingerprint_call(self, tool_name: str, key_material: object) -> str:
+        """The call fingerprint through the per-object memo (MON-60).
+
+        Keyed by the identity of a dict or list, then the tool name: the first
+        fingerprint computed for the pair is reused for the monitor's lifetime,
+        even after the object was mutated. Python dicts and lists take no weak
+        references, so the memo holds each object (a JS WeakMap would not);
+        keeping it also keeps its ``id`` from being reused by another object.
+        """
+        if not isinstance(key_material, dict | list):
+            return fingerprint_tool_call(tool_name, key_material)
+        held, by_tool = self._memo.get(id(key_material), (key_material, {}))
+        if tool_name not in by_tool:
+            by_tool[tool_name] = fingerprint_tool_call(tool_name, key_material)
+            self._memo[id(key_material)] = (held, by_tool)
+        return by_tool[tool_name]
 
     # -- declaration -------------------------------------------------------
 
@@ -87,7 +107,7 @@ class DoomLoopMonitor:
         warnings: list[str] = []
         for call in calls:
             try:
-                fingerprint = fingerprint_tool_call(call.tool_name, call.key_material)
+                fingerprint = self._fingerprint_call(call.tool_name, call.key_material)
             except CanonicalizationError as error:
                 text = messages.declare_unfingerprintable(call.tool_name, round)
                 self._warn(text, error)
@@ -117,7 +137,7 @@ class DoomLoopMonitor:
         Raises :class:`~.canonical.CanonicalizationError` for unhashable key
         material (the caller falls back to another identity).
         """
-        fingerprint = fingerprint_tool_call(tool_name, key_material)
+        fingerprint = self._fingerprint_call(tool_name, key_material)
         round = to_double(round)  # rounds compare as the doubles JS holds (DATA-09)
         prev = self._tools.get(tool_name)
         same_round = prev is not None and prev.round is not None and prev.round == round

@@ -20,9 +20,18 @@ tagged form                                Python value                    featu
 ``{"$js": "function", "throws": "msg"}``   a loop-key function             ``loop-key-functions``
 ``{"$js": "ref", "up": k}``                the k-th enclosing container    ``circular-references``
 ``{"$js": "nest", "depth": d, "value": V}``  V inside d one-element arrays  ``deep-nesting``
+``{"$js": "anchor", "name": L, "value": V}``  V, an array or object that   ``shared-objects``
+                                           later ``alias`` tags name
+``{"$js": "alias", "name": L}``            the very object anchor L gave  ``shared-objects``
+``{"$js": "bound", "name": L}``            the object the session bound   ``object-identity``
+                                           to L (``bindObject``)
 ``{"$js": "object", "value": {...}}``      that object, its own keys       (core)
                                            literal (a key may be ``$js``)
 =========================================  ==============================  ===================
+
+Anchors name an object within one decoded value (one input member); an
+``alias`` must follow its anchor's end, so a container that contains itself
+is still written ``ref`` (PROT-40, PROT-41).
 
 A loop-key function returning ``{"$js": "undefined"}`` "returns nothing".
 Strings holding lone surrogates travel as ordinary ``\\udxxx`` JSON escapes
@@ -35,7 +44,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Final
 
 from .jsvalues import MAX_SAFE_INTEGER, UNDEFINED, JsBigInt, JsFunction, is_number, to_double
@@ -56,8 +65,13 @@ FEATURES: Final = (
     "json-own-members",
     "js-inherited-members",
     "js-coercion",
+    "shared-objects",
+    "object-identity",
 )
 """The controlled feature vocabulary, in the order spec/features.md lists it."""
+
+OP_FEATURES: Final = {"bindObject": "object-identity", "setMember": "object-identity"}
+"""Operations that need a feature whatever their inputs (PROT-43, PROT-45)."""
 
 
 class WireError(ValueError):
@@ -109,38 +123,97 @@ _NUMBERS: Final[dict[str, float]] = {
 }
 
 
-def decode(value: object) -> object:
-    """Tagged JSON -> the reference's Python values. Raises :class:`WireError`."""
-    return _decode(value, [])
+def decode(value: object, bindings: Mapping[str, object] | None = None) -> object:
+    """Tagged JSON -> the reference's Python values. Raises :class:`WireError`.
+
+    Anchors are scoped to this one call (PROT-40); ``bindings`` are the
+    session's bound objects that ``bound`` tags name (PROT-44), ``None``
+    outside a session.
+    """
+    return _decode(value, _Context(bindings))
 
 
-def _decode(value: object, stack: list[object]) -> object:
+@dataclass
+class _Context:
+    """The state of one :func:`decode` call: enclosing containers (``ref``),
+    complete anchors and the ones still being decoded (PROT-40, PROT-41)."""
+
+    bindings: Mapping[str, object] | None
+    stack: list[object] = field(default_factory=list)
+    anchors: dict[str, object] = field(default_factory=dict)
+    open_anchors: set[str] = field(default_factory=set)
+
+
+def _decode(value: object, context: _Context) -> object:
+    stack = context.stack
     if len(stack) >= DECODE_DEPTH_LIMIT and isinstance(value, list | Mapping):
         return Undecoded(value)
     if isinstance(value, list):
         items: list[object] = []
         stack.append(items)
-        items.extend(_decode(item, stack) for item in value)
+        items.extend(_decode(item, context) for item in value)
         stack.pop()
         return items
     if not isinstance(value, Mapping):
         return value
     if TAG not in value:
-        return _decode_members(value, stack)
-    return _decode_tag(value, stack)
+        return _decode_members(value, context)
+    return _decode_tag(value, context)
 
 
-def _decode_members(value: Mapping[str, object], stack: list[object]) -> dict[str, object]:
+def _decode_members(value: Mapping[str, object], context: _Context) -> dict[str, object]:
     members: dict[str, object] = {}
-    stack.append(members)
+    context.stack.append(members)
     for key, member in value.items():
-        members[key] = _decode(member, stack)
-    stack.pop()
+        members[key] = _decode(member, context)
+    context.stack.pop()
     return members
 
 
-def _decode_tag(value: Mapping[str, object], stack: list[object]) -> object:
+def _label(value: Mapping[str, object]) -> str:
+    name = value.get("name")
+    if not isinstance(name, str) or not name:
+        raise WireError(f"{value[TAG]} name={name!r} is not a non-empty string")
+    return name
+
+
+def _decode_anchor(value: Mapping[str, object], context: _Context) -> object:
+    """An array or object that later ``alias`` tags of the same member name (PROT-40)."""
+    name = _label(value)
+    if name in context.anchors or name in context.open_anchors:
+        raise WireError(f"anchor {name!r} is defined twice")
+    context.open_anchors.add(name)
+    result = _decode(value.get("value"), context)
+    context.open_anchors.discard(name)
+    if not isinstance(result, dict | list):
+        raise WireError(f"anchor {name!r} holds no array or object")
+    context.anchors[name] = result
+    return result
+
+
+def _decode_alias(value: Mapping[str, object], context: _Context) -> object:
+    """The very object an earlier, complete anchor decoded to (PROT-40, PROT-41)."""
+    name = _label(value)
+    if name in context.open_anchors:
+        raise WireError(f"alias {name!r} inside its own anchor: a cycle is written ref")
+    if name not in context.anchors:
+        raise WireError(f"alias {name!r} names no earlier anchor")
+    return context.anchors[name]
+
+
+def _decode_bound(value: Mapping[str, object], context: _Context) -> object:
+    """The object the session bound to this name with ``bindObject`` (PROT-44)."""
+    name = _label(value)
+    if context.bindings is None:
+        raise WireError(f"bound {name!r} outside a session operation")
+    if name not in context.bindings:
+        raise WireError(f"bound {name!r} names no object bound in this session")
+    return context.bindings[name]
+
+
+def _decode_tag(value: Mapping[str, object], context: _Context) -> object:
     kind = value[TAG]
+    stack = context.stack
     if kind == "undefined":
         return UNDEFINED
     if kind == "number" and value.get("value") in _NUMBERS:
@@ -154,7 +227,7 @@ def _decode_tag(value: Mapping[str, object], stack: list[object]) -> object:
         return JsFunction("symbol")
     if kind == "function":
         if "returns" in value:
-            return LoopKeyFunction(returns=_decode(value["returns"], stack))
+            return LoopKeyFunction(returns=_decode(value["returns"], context))
         if isinstance(value.get("throws"), str):
             return LoopKeyFunction(throws=str(value["throws"]))
         return JsFunction("function")
@@ -167,23 +240,60 @@ def _decode_tag(value: Mapping[str, object], stack: list[object]) -> object:
         depth = value.get("depth")
         if not isinstance(depth, int) or isinstance(depth, bool) or depth < 0:
             raise WireError(f"nest depth={depth!r} is not a non-negative integer")
-        result = _decode(value.get("value"), stack)
+        result = _decode(value.get("value"), context)
         for _ in range(depth):
             result = [result]
         return result
+    if kind in _LABELLED:
+        return _LABELLED[str(kind)](value, context)
     if kind == "object" and isinstance(value.get("value"), Mapping):
         literal = value["value"]
         assert isinstance(literal, Mapping)
-        return _decode_members(literal, stack)
+        return _decode_members(literal, context)
     raise WireError(f"unknown or malformed tagged value {dict(value)!r}")
 
 
-def encode(value: object) -> object:
-    """The reference's Python values -> tagged JSON (cycles become ``ref``)."""
-    return _encode(value, [])
+_LABELLED: Final = {"anchor": _decode_anchor, "alias": _decode_alias, "bound": _decode_bound}
 
 
-def _encode(value: object, stack: list[int]) -> object:
+def encode(value: object, *, share: bool = False) -> object:
+    """The reference's Python values -> tagged JSON (cycles become ``ref``).
+
+    A container met again outside itself is written out again, as results
+    are (PROT-42); with ``share`` it becomes an ``alias`` of an ``anchor``
+    named ``a1``, ``a2``, ... in order of first appearance (PROT-40), so that
+    ``decode(encode(v, share=True))`` keeps every identity of ``v``.
+    """
+    shared = _shared_containers(value) if share else set()
+    return _encode(value, [], _Encoder(shared))
+
+
+def _shared_containers(value: object) -> set[int]:
+    """Ids of the containers reachable more than once other than through a cycle."""
+    counts: dict[int, int] = {}
+    pending: list[tuple[object, tuple[int, ...]]] = [(value, ())]
+    while pending:
+        item, ancestors = pending.pop()
+        if isinstance(item, LoopKeyFunction):
+            pending.append((item.returns, ancestors))
+        if not isinstance(item, Mapping | list) or id(item) in ancestors:
+            continue
+        counts[id(item)] = counts.get(id(item), 0) + 1
+        if counts[id(item)] == 1:
+            children = item.values() if isinstance(item, Mapping) else item
+            pending.extend((child, (*ancestors, id(item))) for child in children)
+    return {marker for marker, count in counts.items() if count > 1}
+
+
+class _Encoder:
+    """One :func:`encode` call: the shared containers and the anchors written so far."""
+
+    def __init__(self, shared: set[int]) -> None:
+        self.shared = shared
+        self.anchors: dict[int, str] = {}
+
+
+def _encode(value: object, stack: list[int], encoder: _Encoder) -> object:
     if is_number(value) and isinstance(value, int) and abs(value) > MAX_SAFE_INTEGER:
         # the number JS holds for this literal (DATA-11): the nearest double or +/-Infinity
         double = to_double(value)
@@ -206,19 +316,31 @@ def _encode(value: object, stack: list[int]) -> object:
     if isinstance(value, LoopKeyFunction):
         if value.throws is not None:
             return {TAG: "function", "throws": value.throws}
-        return {TAG: "function", "returns": _encode(value.returns, stack)}
+        return {TAG: "function", "returns": _encode(value.returns, stack, encoder)}
     if isinstance(value, Mapping | list):
         if id(value) in stack:
             return {TAG: "ref", "up": len(stack) - stack.index(id(value))}
+        if id(value) in encoder.anchors:
+            return {TAG: "alias", "name": encoder.anchors[id(value)]}
         stack.append(id(value))
         try:
-            if isinstance(value, list):
-                return [_encode(item, stack) for item in value]
-            members = {str(key): _encode(member, stack) for key, member in value.items()}
-            return {TAG: "object", "value": members} if TAG in members else members
+            written = _encode_container(value, stack, encoder)
         finally:
             stack.pop()
+        if id(value) not in encoder.shared:
+            return written
+        name = encoder.anchors[id(value)] = f"a{len(encoder.anchors) + 1}"
+        return {TAG: "anchor", "name": name, "value": written}
     return value
+
+
+def _encode_container(
+    value: Mapping[object, object] | list[object], stack: list[int], encoder: _Encoder
+) -> object:
+    if isinstance(value, list):
+        return [_encode(item, stack, encoder) for item in value]
+    members = {str(key): _encode(member, stack, encoder) for key, member in value.items()}
+    return {TAG: "object", "value": members} if TAG in members else members
 
 
 def _negative_zero(value: float) -> bool:
@@ -268,6 +390,9 @@ def _tag_feature(value: Mapping[str, object]) -> str:
         "symbol": "function-values",
         "ref": "circular-references",
         "nest": "deep-nesting",
+        "anchor": "shared-objects",
+        "alias": "shared-objects",
+        "bound": "object-identity",
     }
     return simple.get(str(kind), "core")
 

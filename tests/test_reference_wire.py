@@ -6,7 +6,14 @@ import json
 import math
 
 import pytest
-from doomloop_kit.reference import UNDEFINED, JsBigInt, JsFunction, canonicalize, wire
+from doomloop_kit.reference import (
+    UNDEFINED,
+    CanonicalizationError,
+    JsBigInt,
+    JsFunction,
+    canonicalize,
+    wire,
+)
 from doomloop_kit.reference.jsvalues import number_to_string
 from doomloop_kit.reference.utf16 import code_unit_length, tail_code_units
 
@@ -130,3 +137,111 @@ def test_code_units() -> None:
     assert code_unit_length("a\U0001f600") == 3
     assert tail_code_units("abc", 0) == ""
     assert tail_code_units("ab", 5) == "ab"
+
+
+# -- shared objects and object identity (PROT-40..PROT-46) ----------------------
+
+
+def test_alias_decodes_to_the_anchors_very_object() -> None:
+    decoded = wire.decode(
+        {
+            "a": {"$js": "anchor", "name": "x", "value": {"k": [1]}},
+            "b": [{"$js": "alias", "name": "x"}, {"c": {"$js": "alias", "name": "x"}}],
+        }
+    )
+    assert isinstance(decoded, dict)
+    assert decoded["a"] is decoded["b"][0] is decoded["b"][1]["c"]
+    assert decoded["a"] == {"k": [1]}
+
+
+def test_shared_round_trip_keeps_identity_and_cycles_stay_refs() -> None:
+    inner: list[object] = [1, "two"]
+    cyclic: dict[str, object] = {"n": 1}
+    cyclic["self"] = cyclic
+    value = {"x": inner, "y": {"deep": inner}, "c1": cyclic, "c2": [cyclic]}
+    tagged = wire.encode(value, share=True)
+    assert tagged == {
+        "x": {"$js": "anchor", "name": "a1", "value": [1, "two"]},
+        "y": {"deep": {"$js": "alias", "name": "a1"}},
+        "c1": {"$js": "anchor", "name": "a2", "value": {"n": 1, "self": {"$js": "ref", "up": 1}}},
+        "c2": [{"$js": "alias", "name": "a2"}],
+    }
+    back = wire.decode(json.loads(json.dumps(tagged)))
+    assert isinstance(back, dict)
+    assert back["x"] is back["y"]["deep"] and back["x"] == inner
+    assert back["c1"] is back["c2"][0] is back["c1"]["self"]
+    assert wire.features_of(tagged) == {"shared-objects", "circular-references"}
+
+
+def test_results_write_shared_objects_out_in_full() -> None:
+    """PROT-42: without ``share`` a shared container is copied, a cycle still a ref."""
+    inner = {"p": 1}
+    cyclic: list[object] = []
+    cyclic.append(cyclic)
+    assert wire.encode({"a": inner, "b": inner, "c": cyclic}) == {
+        "a": {"p": 1},
+        "b": {"p": 1},
+        "c": [{"$js": "ref", "up": 1}],
+    }
+
+
+def test_shared_is_not_circular_but_shared_and_cyclic_is() -> None:
+    shared = wire.decode(
+        {"a": {"$js": "anchor", "name": "x", "value": [1]}, "b": {"$js": "alias", "name": "x"}}
+    )
+    assert canonicalize(shared) == '{"a":[1],"b":[1]}'
+    both = wire.decode(
+        {
+            "a": {"$js": "anchor", "name": "x", "value": [{"$js": "ref", "up": 1}]},
+            "b": {"$js": "alias", "name": "x"},
+        }
+    )
+    with pytest.raises(CanonicalizationError, match="circular"):
+        canonicalize(both)
+
+
+@pytest.mark.parametrize(
+    ("tagged", "complaint"),
+    [
+        ({"$js": "alias", "name": "x"}, "no earlier anchor"),
+        (
+            [{"$js": "alias", "name": "x"}, {"$js": "anchor", "name": "x", "value": []}],
+            "no earlier anchor",
+        ),
+        (
+            {"$js": "anchor", "name": "x", "value": [{"$js": "alias", "name": "x"}]},
+            "cycle is written ref",
+        ),
+        (
+            [
+                {"$js": "anchor", "name": "x", "value": []},
+                {"$js": "anchor", "name": "x", "value": []},
+            ],
+            "twice",
+        ),
+        ({"$js": "anchor", "name": "x", "value": 3}, "no array or object"),
+        ({"$js": "anchor", "name": "", "value": []}, "non-empty string"),
+        ({"$js": "alias", "name": 7}, "non-empty string"),
+        ({"$js": "bound", "name": "k"}, "outside a session"),
+    ],
+)
+def test_malformed_sharing_tags_are_wire_errors(tagged: object, complaint: str) -> None:
+    with pytest.raises(wire.WireError, match=complaint):
+        wire.decode(tagged)
+
+
+def test_anchors_are_scoped_to_one_decode() -> None:
+    wire.decode({"$js": "anchor", "name": "x", "value": []})
+    with pytest.raises(wire.WireError, match="no earlier anchor"):
+        wire.decode({"$js": "alias", "name": "x"})
+
+
+def test_bound_names_the_held_object() -> None:
+    held: dict[str, object] = {"k": {"p": 1}}
+    decoded = wire.decode(
+        [{"$js": "bound", "name": "k"}, {"w": {"$js": "bound", "name": "k"}}], held
+    )
+    assert isinstance(decoded, list) and decoded[0] is held["k"] and decoded[1]["w"] is held["k"]
+    with pytest.raises(wire.WireError, match="no object bound"):
+        wire.decode({"$js": "bound", "name": "other"}, held)
+    assert wire.features_of({"$js": "bound", "name": "k"}) == {"object-identity"}

@@ -47,6 +47,15 @@ KILLERS: dict[str, tuple[str, str]] = {
     ),
     "counters-as-exact-integers": ("curated/edges.json", "edges/text-streak-stays-at-2-53"),
     "warning-text-changed": ("curated/texts.json", "texts/warning-dead-rung"),
+    "shared-as-cycle": ("curated/sharing.json", "sharing/canonicalize-shared-member"),
+    "alias-decoded-as-copy": ("curated/sharing.json", "sharing/alias-is-the-same-object"),
+    "bound-decoded-as-copy": (
+        "curated/memo.json",
+        "memo/recorded-then-mutated-next-round-is-stale",
+    ),
+    "memo-ignored": ("curated/memo.json", "memo/declared-then-mutated-record-is-stale"),
+    "memo-without-tool": ("curated/memo.json", "memo/memo-is-per-tool"),
+    "restore-clears-memo": ("curated/memo.json", "memo/restore-keeps-memo"),
 }
 
 COMMITTED = support.committed_vectors()

@@ -11,8 +11,9 @@ port must reproduce (spec/vectors.md); the runner compares only those.
 from __future__ import annotations
 
 import json
+import weakref
 from collections.abc import Callable, Iterable, Mapping
-from typing import Final, TypeVar
+from typing import Any, Final, TypeVar
 
 from doomloop_kit.reference import (
     CanonicalizationError,
@@ -55,20 +56,32 @@ class OpError(Exception):
         self.code = code
 
 
-def _input(request: Mapping[str, object], name: str, *, required: bool = True) -> object:
-    """A decoded input member; absent -> UNDEFINED, or bad-request when required."""
+def _input(
+    request: Mapping[str, object],
+    name: str,
+    *,
+    required: bool = True,
+    bindings: Mapping[str, object] | None = None,
+) -> object:
+    """A decoded input member; absent -> UNDEFINED, or bad-request when required.
+    ``bindings`` are the session's bound objects (PROT-44), None for functions."""
     if name not in request:
         if required:
             raise OpError("bad-request", f"missing member {name!r}")
         return UNDEFINED
     try:
-        return wire.decode(request[name])
+        return wire.decode(request[name], bindings)
     except wire.WireError as error:
         raise OpError("bad-request", str(error)) from error
 
 
-def _typed(request: Mapping[str, object], name: str, kind: type[T]) -> T:
-    value = _input(request, name)
+def _typed(
+    request: Mapping[str, object],
+    name: str,
+    kind: type[T],
+    bindings: Mapping[str, object] | None = None,
+) -> T:
+    value = _input(request, name, bindings=bindings)
     if not isinstance(value, kind) or (isinstance(value, bool) and kind is not bool):
         raise OpError("bad-request", f"member {name!r} must be a {kind.__name__}")
     return value
@@ -112,7 +125,7 @@ def resume(monitor: DoomLoopMonitor, option: object) -> tuple[DoomLoopMonitor, o
 
 
 def _declare_round(monitor: DoomLoopMonitor, request: Mapping[str, object]) -> object:
-    calls = _typed(request, "calls", list)
+    calls = _typed(request, "calls", list, bindings(monitor))
     parsed = []
     for call in calls:
         if not isinstance(call, Mapping) or not isinstance(call.get("toolName"), str):
@@ -142,7 +155,7 @@ def _record_tool_call(monitor: DoomLoopMonitor, request: Mapping[str, object]) -
     record = _canonical(
         lambda: monitor.record_tool_call(
             _typed(request, "toolName", str),
-            _input(request, "keyMaterial"),
+            _input(request, "keyMaterial", bindings=bindings(monitor)),
             _number(request, "round"),
             allow_block=allow_block,
             detector=detector,
@@ -172,6 +185,63 @@ def _consume_escalation(monitor: DoomLoopMonitor, request: Mapping[str, object])
     return None
 
 
+# -- objects a session holds (PROT-43, feature object-identity) ---------------
+
+_BINDINGS: Final[weakref.WeakKeyDictionary[DoomLoopMonitor, dict[str, object]]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def bindings(monitor: DoomLoopMonitor) -> dict[str, object]:
+    """The objects bound by name in the session of ``monitor`` (PROT-43); they
+    live as long as the session, so a ``resume`` (a new session) starts without."""
+    return _BINDINGS.setdefault(monitor, {})
+
+
+def _bind_object(monitor: DoomLoopMonitor, request: Mapping[str, object]) -> object:
+    """``bindObject``: decode ``value`` once and hold it under ``name`` (PROT-43)."""
+    held = bindings(monitor)
+    name = _typed(request, "name", str)
+    value = _input(request, "value", bindings=held)
+    if not name or not isinstance(value, dict | list):
+        raise OpError("bad-request", "bindObject needs a non-empty name and an array or object")
+    held[name] = value
+    return None
+
+
+def _set_member(monitor: DoomLoopMonitor, request: Mapping[str, object]) -> object:
+    """``setMember``: JS assignment ``bound[path[0]]...[path[-1]] = value`` (PROT-45)."""
+    held = bindings(monitor)
+    name = _typed(request, "name", str)
+    path = _typed(request, "path", list)
+    if name not in held or not path:
+        raise OpError(
+            "bad-request", f"setMember needs a bound name and a non-empty path ({name!r})"
+        )
+    target = held[name]
+    for step in path[:-1]:
+        target = _member_place(target, step, extend=False)[step]
+    place = _member_place(target, path[-1], extend=True)
+    value = _input(request, "value", bindings=held)
+    if isinstance(place, list):
+        place[path[-1] : path[-1] + 1] = [value]
+    else:
+        place[path[-1]] = value
+    return None
+
+
+def _member_place(target: object, step: object, *, extend: bool) -> Any:
+    """``target`` when ``step`` names a member of it: a string an object member,
+    a whole number an array index; ``extend`` also allows a new member or the
+    index just past the end. Anything else is bad-request (PROT-45)."""
+    if isinstance(target, dict) and isinstance(step, str) and (extend or step in target):
+        return target
+    is_index = isinstance(step, int) and not isinstance(step, bool)
+    if isinstance(target, list) and is_index and 0 <= step < len(target) + extend:  # type: ignore[operator]
+        return target
+    raise OpError("bad-request", f"setMember path step {step!r} names no member")
+
+
 MONITOR_OPS: Final[dict[str, Callable[[DoomLoopMonitor, Mapping[str, object]], object]]] = {
     "declareRound": _declare_round,
     "recordToolCall": _record_tool_call,
@@ -181,6 +251,8 @@ MONITOR_OPS: Final[dict[str, Callable[[DoomLoopMonitor, Mapping[str, object]], o
     "consumeEscalation": _consume_escalation,
     "getState": lambda monitor, request: wire.encode(monitor.get_state()),
     "restore": _restore,
+    "bindObject": _bind_object,
+    "setMember": _set_member,
 }
 """Operations on one monitor (a protocol session)."""
 

@@ -27,6 +27,8 @@ MODULES = (
     "texts",
     "edges",
     "gaps",
+    "sharing",
+    "memo",
 )
 """Module names, in the order their files are listed in the manifest."""
 

@@ -13,6 +13,7 @@ Most faults are made by editing one spot of a reference function's source
 from __future__ import annotations
 import __future__
 
+import copy
 import inspect
 import json
 import sys
@@ -34,6 +35,7 @@ from doomloop_kit.reference import (
     state,
     text,
     utf16,
+    wire,
 )
 from doomloop_kit.vectorset import oracle
 
@@ -277,6 +279,61 @@ def warning_text_changed() -> None:
     _edit(messages, "dead_rung", "can never fire", "never fires")
 
 
+def shared_as_cycle() -> None:
+    """Canonicalization remembers every container it met, not only the enclosing
+    ones, so a shared sub-object reads as circular (CAN-19, PROT-41)."""
+    _edit(canonical, "_container", "ancestors.discard(marker)", "pass")
+
+
+def _tag_decoded_as_copy(tag: str, function: str, held: str) -> None:
+    """The decoder of ``tag`` returns a deep copy of the object it names."""
+    vars(wire)["deepcopy"] = copy.deepcopy
+    _edit(wire, function, f"return {held}", f"return deepcopy({held})")
+    vars(wire)["_LABELLED"][tag] = vars(wire)[function]  # the tag table holds the function
+
+
+def alias_decoded_as_copy() -> None:
+    """An alias decodes to a copy of its anchor, not the same object (PROT-40)."""
+    _tag_decoded_as_copy("alias", "_decode_alias", "context.anchors[name]")
+
+
+def bound_decoded_as_copy() -> None:
+    """A bound tag decodes to a copy of the held object, as a harness over plain
+    JSON would: every request sees a fresh object and the memo never applies (PROT-44)."""
+    _tag_decoded_as_copy("bound", "_decode_bound", "context.bindings[name]")
+
+
+def memo_ignored() -> None:
+    """The monitor fingerprints the object as it is now, with no memo (MON-60)."""
+    _edit(
+        monitor.DoomLoopMonitor,
+        "_fingerprint_call",
+        "if not isinstance(key_material, dict | list):",
+        "if True:",
+    )
+
+
+def memo_without_tool() -> None:
+    """The memo is keyed by the object alone, not by object then tool name (MON-60)."""
+    _edit(
+        monitor.DoomLoopMonitor,
+        "_fingerprint_call",
+        "if tool_name not in by_tool:",
+        "if by_tool:\n        return next(iter(by_tool.values()))\n"
+        "    if tool_name not in by_tool:",
+    )
+
+
+def restore_clears_memo() -> None:
+    """restore forgets the fingerprint memo (MON-60 says it does not)."""
+    _edit(
+        monitor.DoomLoopMonitor,
+        "restore",
+        "self._escalations_used = parsed.escalations_used",
+        "self._escalations_used = parsed.escalations_used; self._memo = {}",
+    )
+
+
 MUTANTS: dict[str, Callable[[], None]] = {
     "json-dumps-canonical": json_dumps_canonical,
     "code-point-key-order": code_point_key_order,
@@ -302,6 +359,12 @@ MUTANTS: dict[str, Callable[[], None]] = {
     "null-escalation-member-absent": null_escalation_member_absent,
     "counters-as-exact-integers": counters_as_exact_integers,
     "warning-text-changed": warning_text_changed,
+    "shared-as-cycle": shared_as_cycle,
+    "alias-decoded-as-copy": alias_decoded_as_copy,
+    "bound-decoded-as-copy": bound_decoded_as_copy,
+    "memo-ignored": memo_ignored,
+    "memo-without-tool": memo_without_tool,
+    "restore-clears-memo": restore_clears_memo,
 }
 
 

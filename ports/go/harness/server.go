@@ -18,6 +18,10 @@ import (
 // Version is the protocol version this package speaks.
 const Version = 1
 
+// Revision is the revision of that version the package follows (PROT-30:
+// documented, never sent): 1.2 adds shared objects and object identity.
+const Revision = "1.2"
+
 // maxSafeInteger is 2^53 - 1: a request id beyond it cannot be told apart
 // from its neighbours once read as a double.
 const maxSafeInteger = 1<<53 - 1

@@ -9,7 +9,7 @@
  */
 
 import { classifyWarning } from './warning-codes.js';
-import { decode, encode, WireError } from './wire.js';
+import { decode, encode, setMember, WireError } from './wire.js';
 
 /** The public API of a doom-loop module (this port's, or the SDK's). */
 export type DoomLoopModule = typeof import('./doom-loop.js');
@@ -39,6 +39,8 @@ export interface DispatcherOptions {
 }
 
 export const PROTOCOL_VERSION = 1;
+/** The revision this harness follows (PROT-30: documented, never sent). */
+export const PROTOCOL_REVISION = '1.2';
 
 /** The exports the harness calls (the SDK module's public API). */
 export const REQUIRED_EXPORTS: readonly string[] = [
@@ -91,13 +93,13 @@ function describe(error: unknown): string {
 type Request = Record<string, unknown>;
 
 /** A decoded input member; absent → undefined, or bad-request when required. */
-function input(request: Request, name: string, required = true): unknown {
+function input(request: Request, name: string, required = true, bindings?: ReadonlyMap<string, object>): unknown {
   if (!hasOwn(request, name)) {
     if (required) throw new OpError('bad-request', `missing member "${name}"`);
     return undefined;
   }
   try {
-    return decode(request[name]);
+    return decode(request[name], bindings);
   } catch (error) {
     if (error instanceof WireError) throw new OpError('bad-request', error.message);
     if (error instanceof RangeError) throw new OpError('bad-request', `member "${name}" is nested too deeply to decode`);
@@ -160,6 +162,8 @@ export class Dispatcher {
   private readonly mod: DoomLoopModule;
   private readonly options: DispatcherOptions;
   private readonly sessions = new Map<string, Monitor>();
+  /** The objects each session holds by name (PROT-43); they go with the session. */
+  private readonly held = new WeakMap<Monitor, Map<string, object>>();
   private nextSession = 1;
   private readonly monitorOps: ReadonlyMap<string, MonitorOp>;
   private readonly functionOps: ReadonlyMap<string, FunctionOp>;
@@ -186,6 +190,20 @@ export class Dispatcher {
       ['getState', async (monitor) => encode(monitor.getState(), { plain: true })],
       ['restore', async (monitor, request) => {
         monitor.restore(input(request, 'state'));
+        return null;
+      }],
+      ['bindObject', async (monitor, request) => {
+        const held = this.bindings(monitor);
+        const name = stringInput(request, 'name');
+        const value = input(request, 'value', true, held);
+        if (name === '' || typeof value !== 'object' || value === null) {
+          throw new OpError('bad-request', 'bindObject needs a non-empty name and an array or object');
+        }
+        held.set(name, value);
+        return null;
+      }],
+      ['setMember', async (monitor, request) => {
+        setBoundMember(this.bindings(monitor), request);
         return null;
       }],
     ]);
@@ -273,6 +291,15 @@ export class Dispatcher {
     };
   }
 
+  private bindings(monitor: Monitor): Map<string, object> {
+    let held = this.held.get(monitor);
+    if (held === undefined) {
+      held = new Map<string, object>();
+      this.held.set(monitor, held);
+    }
+    return held;
+  }
+
   private sessionName(request: Request): string {
     const session = request.session;
     if (typeof session !== 'string') throw new OpError('bad-request', 'member "session" must be a string');
@@ -331,7 +358,7 @@ export class Dispatcher {
   }
 
   private async declareRound(monitor: Monitor, request: Request): Promise<Json> {
-    const calls = input(request, 'calls');
+    const calls = input(request, 'calls', true, this.bindings(monitor));
     if (!Array.isArray(calls)) throw new OpError('bad-request', 'member "calls" must be an array');
     const parsed: { toolName: string; keyMaterial: unknown }[] = [];
     for (const call of calls as unknown[]) {
@@ -359,7 +386,7 @@ export class Dispatcher {
       }
     }
     const toolName = stringInput(request, 'toolName');
-    const keyMaterial = input(request, 'keyMaterial');
+    const keyMaterial = input(request, 'keyMaterial', true, this.bindings(monitor));
     const round = numberInput(request, 'round');
     const record = await canonical(() =>
       isObject(options)
@@ -388,6 +415,34 @@ export class Dispatcher {
         ? this.mod.resolveLadderAction(resolved, streak, { allowBlock })
         : this.mod.resolveLadderAction(resolved, streak, { allowBlock, allowEscalate: Boolean(allowEscalate) });
     return action ?? null;
+  }
+}
+
+/**
+ * `setMember`: the JS assignment `bound[path[0]]…[path[n-1]] = value` (PROT-45).
+ * A string step names an object member, a whole number an array index; the
+ * last step may add a member or the index just past the end.
+ */
+function setBoundMember(held: ReadonlyMap<string, object>, request: Request): void {
+  const name = stringInput(request, 'name');
+  const path = input(request, 'path');
+  let target: unknown = held.get(name);
+  if (target === undefined || !Array.isArray(path) || path.length === 0) {
+    throw new OpError('bad-request', `setMember needs a bound name and a non-empty path ("${name}")`);
+  }
+  for (const [index, step] of (path as unknown[]).entries()) {
+    const last = index === path.length - 1;
+    const inArray = Array.isArray(target) && typeof step === 'number' && Number.isInteger(step) && step >= 0
+      && step < (target as unknown[]).length + (last ? 1 : 0);
+    const inObject = isObject(target) && typeof step === 'string' && (last || hasOwn(target, step));
+    if (!inArray && !inObject) throw new OpError('bad-request', `setMember path step ${safeJson(step)} names no member`);
+    if (last) {
+      const value = input(request, 'value', true, held);
+      if (inArray) (target as unknown[])[step as number] = value;
+      else setMember(target as Record<string, unknown>, step as string, value);
+      return;
+    }
+    target = (target as Record<string | number, unknown>)[step as string | number];
   }
 }
 

@@ -25,6 +25,8 @@ export const FEATURES: readonly string[] = [
   'json-own-members',
   'js-inherited-members',
   'js-coercion',
+  'shared-objects',
+  'object-identity',
 ];
 
 /**
@@ -66,29 +68,41 @@ const NUMBERS: Readonly<Record<string, number>> = {
   '-0': -0,
 };
 
-/** Tagged JSON → JS values. Throws {@link WireError}. */
-export function decode(value: unknown): unknown {
-  return decodeValue(value, []);
+/**
+ * The state of one `decode` call: the enclosing containers (`ref`), the
+ * complete anchors and the anchors still being decoded (PROT-40, PROT-41),
+ * and the session's bound objects (PROT-44), undefined outside a session.
+ */
+interface Context {
+  stack: object[];
+  anchors: Map<string, object>;
+  open: Set<string>;
+  bindings: ReadonlyMap<string, object> | undefined;
 }
 
-function decodeValue(value: unknown, stack: object[]): unknown {
+/** Tagged JSON → JS values. Throws {@link WireError}. */
+export function decode(value: unknown, bindings?: ReadonlyMap<string, object>): unknown {
+  return decodeValue(value, { stack: [], anchors: new Map(), open: new Set(), bindings });
+}
+
+function decodeValue(value: unknown, context: Context): unknown {
   if (Array.isArray(value)) {
     const items: unknown[] = [];
-    stack.push(items);
-    for (const item of value as unknown[]) items.push(decodeValue(item, stack));
-    stack.pop();
+    context.stack.push(items);
+    for (const item of value as unknown[]) items.push(decodeValue(item, context));
+    context.stack.pop();
     return items;
   }
   if (!isObject(value)) return value;
-  if (!hasOwn(value, TAG)) return decodeMembers(value, stack);
-  return decodeTag(value, stack);
+  if (!hasOwn(value, TAG)) return decodeMembers(value, context);
+  return decodeTag(value, context);
 }
 
-function decodeMembers(value: Record<string, unknown>, stack: object[]): Record<string, unknown> {
+function decodeMembers(value: Record<string, unknown>, context: Context): Record<string, unknown> {
   const members: Record<string, unknown> = {};
-  stack.push(members);
-  for (const name of Object.keys(value)) setMember(members, name, decodeValue(value[name], stack));
-  stack.pop();
+  context.stack.push(members);
+  for (const name of Object.keys(value)) setMember(members, name, decodeValue(value[name], context));
+  context.stack.pop();
   return members;
 }
 
@@ -96,9 +110,48 @@ function member(value: Record<string, unknown>, name: string): unknown {
   return hasOwn(value, name) ? value[name] : undefined;
 }
 
-function decodeTag(value: Record<string, unknown>, stack: object[]): unknown {
+function label(value: Record<string, unknown>): string {
+  const name = member(value, 'name');
+  if (typeof name !== 'string' || name === '') {
+    throw new WireError(`${String(value[TAG])} name=${safeText(name)} is not a non-empty string`);
+  }
+  return name;
+}
+
+/** `anchor`: an array or object later `alias` tags of the same value name (PROT-40). */
+function decodeAnchor(value: Record<string, unknown>, context: Context): object {
+  const name = label(value);
+  if (context.anchors.has(name) || context.open.has(name)) throw new WireError(`anchor "${name}" is defined twice`);
+  context.open.add(name);
+  const result = decodeValue(member(value, 'value'), context);
+  context.open.delete(name);
+  if (typeof result !== 'object' || result === null) throw new WireError(`anchor "${name}" holds no array or object`);
+  context.anchors.set(name, result);
+  return result;
+}
+
+/** `alias`: the very object an earlier, complete anchor decoded to (PROT-40, PROT-41). */
+function decodeAlias(value: Record<string, unknown>, context: Context): object {
+  const name = label(value);
+  if (context.open.has(name)) throw new WireError(`alias "${name}" inside its own anchor: a cycle is written ref`);
+  const found = context.anchors.get(name);
+  if (found === undefined) throw new WireError(`alias "${name}" names no earlier anchor`);
+  return found;
+}
+
+/** `bound`: the object the session bound to this name with bindObject (PROT-44). */
+function decodeBound(value: Record<string, unknown>, context: Context): object {
+  const name = label(value);
+  if (context.bindings === undefined) throw new WireError(`bound "${name}" outside a session operation`);
+  const found = context.bindings.get(name);
+  if (found === undefined) throw new WireError(`bound "${name}" names no object bound in this session`);
+  return found;
+}
+
+function decodeTag(value: Record<string, unknown>, context: Context): unknown {
   const kind = value[TAG];
   const inner = member(value, 'value');
+  const stack = context.stack;
   switch (kind) {
     case 'undefined':
       return undefined;
@@ -112,7 +165,7 @@ function decodeTag(value: Record<string, unknown>, stack: object[]): unknown {
       return Symbol('wire');
     case 'function': {
       if (hasOwn(value, 'returns')) {
-        const returns = decodeValue(value.returns, stack);
+        const returns = decodeValue(value.returns, context);
         const fn = (): unknown => returns;
         functionTags.set(fn, value as Json); // round-trips exactly as received
         return fn;
@@ -139,12 +192,18 @@ function decodeTag(value: Record<string, unknown>, stack: object[]): unknown {
       if (typeof depth !== 'number' || !Number.isInteger(depth) || depth < 0) {
         throw new WireError(`nest depth=${JSON.stringify(depth)} is not a non-negative integer`);
       }
-      let result = decodeValue(inner, stack);
+      let result = decodeValue(inner, context);
       for (let level = 0; level < depth; level += 1) result = [result];
       return result;
     }
+    case 'anchor':
+      return decodeAnchor(value, context);
+    case 'alias':
+      return decodeAlias(value, context);
+    case 'bound':
+      return decodeBound(value, context);
     case 'object':
-      if (isObject(inner)) return decodeMembers(inner, stack);
+      if (isObject(inner)) return decodeMembers(inner, context);
       break;
     default:
       break;

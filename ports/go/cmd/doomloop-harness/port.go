@@ -18,10 +18,13 @@ func (port) Implementation() harness.Implementation {
 	return harness.Implementation{Name: "doomloop-kit-go-port", Language: "go", Version: "0.1.0"}
 }
 
-// Features: everything but js-coercion and js-inherited-members.
+// Features: everything but js-coercion, js-inherited-members and
+// object-identity (the Go monitor has no fingerprint memo: MON-60, PROT-46).
+// Shared objects decode as one shared map or slice (PROT-40).
 func (port) Features() []string {
 	return []string{"bigint", "circular-references", "deep-nesting", "function-values", "json-own-members",
-		"large-integers", "lone-surrogates", "loop-key-functions", "negative-zero", "non-finite-numbers", "undefined"}
+		"large-integers", "lone-surrogates", "loop-key-functions", "negative-zero", "non-finite-numbers",
+		"shared-objects", "undefined"}
 }
 
 func (port) ResolveOption(option any) (any, []harness.Warning, error) {

@@ -18,7 +18,13 @@ import (
 //	{"$js":"function","throws":"msg"}         *ScriptedLoopKey that throws
 //	{"$js":"ref","up":k}                      the k-th enclosing container
 //	{"$js":"nest","depth":d,"value":V}        V inside d one-element arrays
+//	{"$js":"anchor","name":L,"value":V}       V (a map or slice), named L
+//	{"$js":"alias","name":L}                  the very map or slice anchor L gave
 //	{"$js":"object","value":{...}}            that object, literally
+//
+// Anchors name a container within one DecodeTagged call; an alias shares the
+// map (or the slice's backing array) of its anchor, so canonicalization sees
+// one container at two places, not a cycle (PROT-40, PROT-41).
 const tagName = "$js"
 
 // ScriptedLoopKey is a loop-key function in data form: it returns Returns
@@ -40,12 +46,69 @@ func (s *ScriptedLoopKey) Call(map[string]any) (any, error) {
 // DecodeTagged turns tagged JSON (as read by ParseJSON) into values of this
 // package's model. A ref builds a real cycle.
 func DecodeTagged(v any) (any, error) {
-	d := &tagDecoder{}
-	return d.decode(v, 0)
+	d := &tagDecoder{anchors: map[string]any{}, open: map[string]bool{}}
+	out, err := d.decode(v, 0)
+	if err != nil || d.pending == 0 {
+		return out, err
+	}
+	return d.resolve(out, map[ContainerID]bool{})
 }
 
 type tagDecoder struct {
-	stack []any
+	stack   []any
+	anchors map[string]any  // complete anchors
+	open    map[string]bool // anchors still being decoded
+	pending int             // aliases met before their anchor
+}
+
+// pendingAlias stands for an alias whose anchor had not been decoded yet.
+// A Go map forgets the order of the JSON text, so an anchor that comes
+// first in the text may be decoded after its alias; resolve replaces the
+// placeholder once every anchor is known (PROT-41).
+type pendingAlias struct{ name string }
+
+// resolve replaces every pendingAlias in v by its anchor's container.
+func (d *tagDecoder) resolve(v any, seen map[ContainerID]bool) (any, error) {
+	switch x := v.(type) {
+	case *pendingAlias:
+		found, ok := d.anchors[x.name]
+		if !ok {
+			return nil, fmt.Errorf("alias %q names no anchor", x.name)
+		}
+		return found, nil
+	case *ScriptedLoopKey:
+		returns, err := d.resolve(x.Returns, seen)
+		x.Returns = returns
+		return x, err
+	case []any, map[string]any:
+		id, tracked := Identity(x)
+		if tracked {
+			if seen[id] {
+				return x, nil
+			}
+			seen[id] = true
+		}
+		if items, ok := x.([]any); ok {
+			for i, item := range items {
+				resolved, err := d.resolve(item, seen)
+				if err != nil {
+					return nil, err
+				}
+				items[i] = resolved
+			}
+			return items, nil
+		}
+		m := x.(map[string]any)
+		for k, item := range m {
+			resolved, err := d.resolve(item, seen)
+			if err != nil {
+				return nil, err
+			}
+			m[k] = resolved
+		}
+		return m, nil
+	}
+	return v, nil
 }
 
 func (d *tagDecoder) decode(v any, depth int) (any, error) {
@@ -158,12 +221,50 @@ func (d *tagDecoder) tag(x map[string]any, depth int) (any, error) {
 			inner = []any{inner}
 		}
 		return inner, nil
+	case "anchor":
+		return d.anchor(x, depth)
+	case "alias":
+		name, ok := x["name"].(string)
+		switch {
+		case !ok || name == "":
+			return nil, fmt.Errorf("alias name=%v is not a non-empty string", x["name"])
+		case d.open[name]:
+			return nil, fmt.Errorf("alias %q inside its own anchor: a cycle is written ref", name)
+		case d.anchors[name] == nil:
+			d.pending++
+			return &pendingAlias{name}, nil
+		}
+		return d.anchors[name], nil
 	case "object":
 		if literal, ok := value.(map[string]any); ok && hasValue {
 			return d.members(literal, depth)
 		}
 	}
 	return nil, fmt.Errorf("unknown or malformed tagged value (%s=%v)", tagName, x[tagName])
+}
+
+// anchor decodes the value of an anchor tag and names it (PROT-40).
+func (d *tagDecoder) anchor(x map[string]any, depth int) (any, error) {
+	name, ok := x["name"].(string)
+	if !ok || name == "" {
+		return nil, fmt.Errorf("anchor name=%v is not a non-empty string", x["name"])
+	}
+	if d.open[name] || d.anchors[name] != nil {
+		return nil, fmt.Errorf("anchor %q is defined twice", name)
+	}
+	d.open[name] = true
+	decoded, err := d.decode(x["value"], depth)
+	delete(d.open, name)
+	if err != nil {
+		return nil, err
+	}
+	switch decoded.(type) {
+	case []any, map[string]any:
+	default:
+		return nil, fmt.Errorf("anchor %q holds no array or object", name)
+	}
+	d.anchors[name] = decoded
+	return decoded, nil
 }
 
 // isBigIntDigits reports whether s matches -?[0-9]+.
