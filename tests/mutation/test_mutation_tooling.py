@@ -182,11 +182,13 @@ def test_port_report_names_the_survivors_a_rejudge_killed() -> None:
         {**base, "status": "killed", "detail": "gaps.json/v-1: differs", "rejudged": True},
         {**base, "line": 9, "status": "killed", "detail": "facts.json/v-2: differs"},
     )
-    results["rejudged"] = [{"before": 3, "clean_passed": 5, "survivors": 1, "killed": 1}]
+    results["rejudged"] = [
+        {"before": 3, "clean_passed": 5, "survivors": 1, "judged": 1, "killed": 1}
+    ]
     mutants, meta = ports_report._go(results)
     text = ports_report.render("Go", mutants, meta, [])
     assert "the 3 vectors the clean port passes judge" in text
-    assert "judged the 1 survivors again against the 5 vectors" in text
+    assert "judged 1 of the 1 survivors again against the 5 vectors" in text
     killed_later = text.split("### Survivors killed by vectors added later")[1]
     assert "`ports/go/m.go:7`" in killed_later and "gaps.json/v-1" in killed_later
     assert "m.go:9" not in killed_later

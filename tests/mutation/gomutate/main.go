@@ -81,11 +81,13 @@ type Outcome struct {
 }
 
 // Rejudge is one -rejudge pass: the vectors it judged by, how many earlier
-// survivors it judged again and how many of them it killed.
+// survivors it had to judge again, how many it did (fewer when it was
+// stopped) and how many of them it killed.
 type Rejudge struct {
 	Before      int     `json:"before"` // the vectors the clean port passed in the results judged again
 	CleanPassed int     `json:"clean_passed"`
 	Survivors   int     `json:"survivors"`
+	Judged      int     `json:"judged"`
 	Killed      int     `json:"killed"`
 	Seconds     float64 `json:"seconds"`
 }
@@ -186,6 +188,7 @@ func main() {
 			o.Rejudged = true
 			pass := &history[len(history)-1]
 			pass.Seconds = round(pass.Seconds + o.Seconds)
+			pass.Judged++
 			if o.Status == "killed" || o.Status == "timeout" {
 				pass.Killed++
 				fmt.Printf("  killed on rejudging %s:%d:%d %s %q -> %q by %s\n", m.File, m.Line, m.Col, m.Operator, m.Original, m.Mutated, o.Detail)
