@@ -222,6 +222,14 @@ TOKENS: list[dict[str, Any]] = [
         "  \n" + _joined(" ") + " \t ",
     ),
     _detect(
+        "detect-leading-whitespace-adds-no-token",
+        "leading whitespace makes no empty token: ' a b c' has 3 tokens, so with minRepeats 1 the longest period tried is floor(3/2) = 1",
+        ["TXT-05", "TXT-06", "TXT-09"],
+        " a b c",
+        minRepeats=1,
+        minCoveredTokens=1,
+    ),
+    _detect(
         "detect-u2000-separates",
         "U+2000 is whitespace: it separates tokens",
         ["TXT-04", "TXT-06"],

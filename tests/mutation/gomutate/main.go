@@ -551,7 +551,18 @@ func judge(port, tmp string, src []byte, m Mutant, clean run) Outcome {
 		o.Status, o.Detail = "not-viable", firstLine(r.output)
 	default:
 		o.Status = "survived"
+		// Name a vector that failed (in run order) before one that merely did
+		// not pass: after a panic, the vectors that never ran pass no more.
+		for _, name := range r.failed {
+			if full := "TestVectors/" + name; clean.passed[full] {
+				o.Status, o.Detail = "killed", name+": "+failureOf(r.logs[full]+r.output)
+				break
+			}
+		}
 		for _, name := range sortedKeys(clean.passed) {
+			if o.Status == "killed" {
+				break
+			}
 			if !r.passed[name] {
 				o.Status, o.Detail = "killed", strings.TrimPrefix(name, "TestVectors/")+": "+failureOf(r.logs[name]+r.output)
 				break
