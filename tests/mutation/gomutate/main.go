@@ -4,6 +4,7 @@
 //	cd tests/mutation/gomutate && go run . [-files monitor.go,text.go] [-limit N] [-list]
 //	go run . -resume    # judge the mutants the results file does not hold yet
 //	go run . -rejudge   # ... and judge its survivors again (after new vectors)
+//	go run . -rejudge -match REGEXP  # ... only the survivors whose key matches
 //
 // Mutants are made by a small operator set of our own, named as Gremlins
 // names them (ARITHMETIC_BASE, CONDITIONALS_BOUNDARY, CONDITIONALS_NEGATION,
@@ -51,6 +52,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"sort"
 	"strings"
@@ -112,6 +114,7 @@ var (
 	progress = flag.Int("progress", 25, "print a progress line every N mutants")
 	resume   = flag.Bool("resume", false, "keep the outcomes already in the results file and judge only the others")
 	rejudge  = flag.Bool("rejudge", false, "as -resume, but also judge again the mutants the results file says survived (after vectors were added)")
+	match    = flag.String("match", "", "with -rejudge: judge again only the survivors whose key (file:line:col OPERATOR mutated) matches this regular expression")
 )
 
 func main() {
@@ -156,8 +159,10 @@ func main() {
 		var before int
 		done, spent, history, before = previous(*out, len(clean.passed))
 		if *rejudge {
+			selected, err := regexp.Compile(*match)
+			check(err)
 			for k, o := range done {
-				if o.Status == "survived" {
+				if o.Status == "survived" && selected.MatchString(k) {
 					survivors[k] = true // kept in the file until judged again
 				}
 			}
