@@ -40,7 +40,7 @@ from hypothesis import seed as hypothesis_seed
 
 from . import build, curated, strategies
 
-GENERATOR_VERSION = "2"
+GENERATOR_VERSION = "3"
 """Bumped when the generators change what they draw (the same seed, other transcripts)."""
 
 HYPOTHESIS_VERSION = "6.170.17"

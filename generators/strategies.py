@@ -196,17 +196,27 @@ def options(
     """A monitor option (never one that turns detection off)."""
     if default and draw(st.integers(0, 9)) == 0:
         return True
-    option: dict[str, Any] = {"ladder": draw(ladders())}
+    junk = draw(st.integers(0, 5)) == 0  # sometimes the edges of the ladder and budget
+    option: dict[str, Any] = {"ladder": draw(ladders(junk=junk))}
     if draw(st.floats(0, 1)) < escalation:
-        option["escalation"] = draw(escalations())
+        option["escalation"] = draw(escalations(junk=junk))
     if text_options:
+        coerce = _coerce(draw)
         option["text"] = {
-            "minRepeats": draw(text_number(st.integers(2, 4))),
-            "minCoveredTokens": draw(text_number(st.integers(2, 8))),
-            "maxPeriodTokens": draw(text_number(st.integers(1, 4))),
-            "maxWindowTokens": draw(text_number(st.sampled_from([8, 16, 400]))),
+            "minRepeats": draw(text_number(st.integers(2, 4), coerce=coerce)),
+            "minCoveredTokens": draw(text_number(st.integers(2, 8), coerce=coerce)),
+            "maxPeriodTokens": draw(text_number(st.integers(1, 4), coerce=coerce)),
+            "maxWindowTokens": draw(text_number(st.sampled_from([8, 16, 400]), coerce=coerce)),
         }
+        enabled = draw(st.sampled_from(_text_member_edges("enabled", coerce)))
+        if draw(st.booleans()):
+            option["text"]["enabled"] = enabled
     return option
+
+
+ENABLED_EDGES: tuple[Any, ...] = (True, False, None, UNDEFINED, 1, 0, "", "yes", NAN, [])
+"""``text.enabled`` at the edges: null and undefined take the default (CFG-16,
+CFG-46); a non-boolean is read by truthiness (MON-59, feature ``js-coercion``)."""
 
 
 TEXT_NUMBER_EDGES: tuple[Any, ...] = (
@@ -217,9 +227,23 @@ TEXT_NUMBER_EDGES: tuple[Any, ...] = (
 null and undefined take the default (TXT-16)."""
 
 
-def text_number(usual: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
-    """A text option: usually from ``usual``, one time in four an edge value (TXT-17..TXT-20)."""
-    return st.one_of(usual, usual, usual, st.sampled_from(TEXT_NUMBER_EDGES))
+TEXT_COERCION_EDGES: tuple[Any, ...] = ("3", "", True, False, [], [2], {}, bigint(10))
+"""Text option values that are not numbers: JS coercion (TXT-22, TXT-23), in the
+domain only under the feature ``js-coercion`` (CFG-45), which the vector then carries."""
+
+
+def text_number(usual: st.SearchStrategy[Any], *, coerce: bool = False) -> st.SearchStrategy[Any]:
+    """A text option: usually from ``usual``, one time in four an edge value;
+    with ``coerce`` sometimes a non-number (TXT-17..TXT-23)."""
+    edges = st.sampled_from(TEXT_NUMBER_EDGES)
+    if coerce:
+        return st.one_of(usual, usual, edges, st.sampled_from(TEXT_COERCION_EDGES))
+    return st.one_of(usual, usual, usual, edges)
+
+
+def _coerce(draw: st.DrawFn) -> bool:
+    """One transcript in eight draws non-number text options (feature js-coercion)."""
+    return bool(draw(st.integers(0, 7)) == 0)
 
 
 def _rounds_to_steps(
@@ -354,6 +378,12 @@ def polling_transcripts(draw: st.DrawFn) -> tuple[str, Transcript]:
     return shape, {"option": draw(options()), "steps": steps}
 
 
+BLOB_NUMBER_EDGES: tuple[Any, ...] = (
+    0, NEG_ZERO, -1, 0.5, 2.5, 2**53, 2**53 + 1, 1e300, NAN, INFINITY, None, "3", True,
+)  # fmt: skip
+"""Counter values a foreign writer could persist (STATE-21, STATE-24, STATE-27, STATE-28)."""
+
+
 def _transform_blob(draw: st.DrawFn, blob: Any) -> Any:
     """A state blob as another writer could emit it, derived from a real one."""
     blob = json.loads(json.dumps(blob))
@@ -370,6 +400,10 @@ def _transform_blob(draw: st.DrawFn, blob: Any) -> Any:
                 "engine-fields",
                 "one-element-set",
                 "string-streaks",
+                "edge-streaks",
+                "edge-call-streaks",
+                "edge-counters",
+                "null-tool",
             ]
         )
     )
@@ -390,6 +424,22 @@ def _transform_blob(draw: st.DrawFn, blob: Any) -> Any:
             entry["roundFingerprints"] = [entry["fingerprint"]]
         elif how == "string-streaks":
             entry["streak"] = str(entry["streak"])
+        elif how == "edge-streaks":
+            entry["streak"] = draw(st.sampled_from(BLOB_NUMBER_EDGES))
+        elif how == "edge-call-streaks":
+            counts = entry.get("callStreaks")
+            if isinstance(counts, dict) and counts and draw(st.booleans()):
+                counts[draw(st.sampled_from(sorted(counts)))] = draw(
+                    st.sampled_from(BLOB_NUMBER_EDGES)
+                )
+            else:
+                entry["callStreaks"] = draw(st.sampled_from(["ab", 7, None, [], [3]]))
+    if how == "null-tool" and tools:
+        tools[draw(st.sampled_from(sorted(tools)))] = None
+    if how == "edge-counters":
+        blob["escalationsUsed"] = draw(st.sampled_from(BLOB_NUMBER_EDGES))
+        if isinstance(blob.get("text"), dict):
+            blob["text"]["streak"] = draw(st.sampled_from(BLOB_NUMBER_EDGES))
     if how == "drop-optional":
         blob.pop("text", None)
         blob.pop("escalationsUsed", None)
@@ -603,11 +653,12 @@ def text_transcripts(draw: st.DrawFn) -> tuple[str, Transcript]:
     if draw(st.integers(0, 2)) == 0:
         detect: dict[str, Any] = {"text": " ".join(phrase * draw(st.integers(1, 6)))}
         if draw(st.booleans()):
+            coerce = _coerce(draw)
             detect["options"] = {
-                "minRepeats": draw(text_number(st.just(2))),
-                "minCoveredTokens": draw(text_number(st.just(2))),
-                "maxPeriodTokens": draw(text_number(st.just(16))),
-                "maxWindowTokens": draw(text_number(st.just(400))),
+                "minRepeats": draw(text_number(st.just(2), coerce=coerce)),
+                "minCoveredTokens": draw(text_number(st.just(2), coerce=coerce)),
+                "maxPeriodTokens": draw(text_number(st.just(16), coerce=coerce)),
+                "maxWindowTokens": draw(text_number(st.just(400), coerce=coerce)),
             }
         steps.append(op("detectTextRepetition", **detect))
     return f"text-{mode}", {"option": option, "steps": steps}
@@ -633,20 +684,38 @@ def escalation_transcripts(draw: st.DrawFn) -> tuple[str, Transcript]:
     return "escalation", {"option": option, "steps": steps}
 
 
+STREAK_EDGES: tuple[Any, ...] = (0, -1, 0.5, 2.5, 2**53, 2**53 + 1, 1e300)
+"""resolveLadderAction streaks at the edges: LAD-02 compares them as doubles.
+A streak is a plain JSON number (PROT-28, the vector schema): no -0, NaN or
+Infinity tags."""
+RUNG_EDGES: tuple[Any, ...] = (0, -1, 2**53 + 1, 2**60)
+"""Integer thresholds at the edges (PROT-28: an integer or false)."""
+ALLOW_ESCALATE_EDGES: tuple[Any, ...] = (UNDEFINED, None, 0, 1, "", "x", [], NAN)
+"""allowEscalate: undefined means true (core); the rest is read by truthiness
+(PROT-28, feature ``js-coercion``: drawn in one transcript in eight)."""
+
+
 @st.composite
 def ladder_transcripts(draw: st.DrawFn) -> tuple[str, Transcript]:
-    """resolveLadderAction over random ladders, streaks and permissions."""
+    """resolveLadderAction over random ladders, streaks and permissions, edges included."""
     steps = []
+    usual = st.one_of(st.integers(1, 6), st.just(False))
+    edgy = st.one_of(st.integers(1, 6), st.just(False), st.sampled_from(RUNG_EDGES))
+    streak = st.one_of(st.integers(0, 8), st.integers(0, 8), st.sampled_from(STREAK_EDGES))
+    allow_escalate_edges = ALLOW_ESCALATE_EDGES if _coerce(draw) else ALLOW_ESCALATE_EDGES[:1]
     for _ in range(draw(st.integers(1, 6))):
-        ladder = {r: draw(st.one_of(st.integers(1, 6), st.just(False))) for r in RUNGS}
+        rung = edgy if draw(st.integers(0, 3)) == 0 else usual  # one step in four
+        ladder = {r: draw(rung) for r in RUNGS}
         step: dict[str, Any] = {
             "op": "resolveLadderAction",
             "ladder": ladder,
-            "streak": draw(st.integers(0, 8)),
+            "streak": draw(streak),
             "allowBlock": draw(st.booleans()),
         }
         if draw(st.booleans()):
-            step["allowEscalate"] = draw(st.booleans())
+            step["allowEscalate"] = draw(
+                st.one_of(st.booleans(), st.booleans(), st.sampled_from(allow_escalate_edges))
+            )
         steps.append(step)
     return "ladder-action", {"steps": steps}
 
@@ -655,6 +724,7 @@ def ladder_transcripts(draw: st.DrawFn) -> tuple[str, Transcript]:
 def option_transcripts(draw: st.DrawFn) -> tuple[str, Transcript]:
     """resolveOption over sane and junk configurations."""
     steps = []
+    coerce = _coerce(draw)
     for _ in range(draw(st.integers(1, 4))):
         option: dict[str, Any] = {}
         if draw(st.booleans()):
@@ -663,10 +733,153 @@ def option_transcripts(draw: st.DrawFn) -> tuple[str, Transcript]:
             option["escalation"] = draw(escalations(junk=True))
         if draw(st.integers(0, 2)) == 0:
             option["text"] = draw(
-                st.sampled_from([False, True, None, {}, {"enabled": False}, {"minRepeats": 2}])
+                st.one_of(
+                    st.sampled_from(TEXT_MEMBER_EDGES),
+                    st.sampled_from(TEXT_OPTION_NAMES).flatmap(
+                        lambda name: st.sampled_from(_text_member_edges(name, coerce)).map(
+                            lambda value: {name: value}
+                        )
+                    ),
+                )
             )
         steps.append(op("resolveOption", option=option))
     return "resolve-option", {"steps": steps}
+
+
+TEXT_OPTION_NAMES = (
+    "enabled",
+    "maxPeriodTokens",
+    "minRepeats",
+    "minCoveredTokens",
+    "maxWindowTokens",
+)
+TEXT_MEMBER_EDGES: tuple[Any, ...] = (
+    False, True, None, UNDEFINED, 0, "", [], {}, {"enabled": False}, {"minRepeats": 2},
+)  # fmt: skip
+"""The ``text`` member itself at the edges (CFG-14, CFG-42; null throws, CFG-42)."""
+
+
+# -- edges in every position (applied to every monitor family) -------------------------------
+
+
+ODD_TOOL_NAMES = ("", "__proto__", "constructor", "toString", "ツール", "\U0001f600", "a b")
+"""Tool names at the edges: empty, inherited JS names, non-ASCII, astral (MON-14)."""
+KEY_EDGES: tuple[Any, ...] = (
+    None, 0, NEG_ZERO, -1, 0.5, 2**53, 2**53 + 1, 1e21, "", " ", "\u2000", "é",
+    [], {}, True, False, [None], {"": None}, {"constructor": 1},
+)  # fmt: skip
+"""Key material at the edges (CAN-05..CAN-14): null, the zeros, fractions, unsafe
+integers, empty and whitespace strings, empty containers, odd member names."""
+TEXT_EDGES = ("", " ", "\t\n", "\u2000\u200a", "\ufeff", "\u3000 ", "\u1fff", "\u200b")
+"""Assistant texts that are empty, whitespace only, or just not whitespace (MON-41, MON-42)."""
+ROUND_NUMBERINGS = ("as-is", "as-is", "as-is", "as-is", "negative", "fraction", "huge")
+"""How a transcript's round numbers are written: as drawn, or mapped to the
+edges of the double (DATA-09): -n, n + 0.5, or 2^53 + n (unsafe: neighbouring
+rounds may become one double). A round is a plain JSON number (the vector
+schema): no -0, NaN or Infinity tags, and round 0 stays 0 (a bare -0 token is
+outside the domain, PROT-29)."""
+
+
+MONITOR_INPUT_OPS = ("declareRound", "recordToolCall", "recordAssistantText")
+TEXT_OPS = ("recordAssistantText", "detectTextRepetition")
+
+
+def _round_value(numbering: str, number: Any) -> Any:
+    if not isinstance(number, int) or isinstance(number, bool) or numbering == "as-is":
+        return number
+    if numbering == "negative":
+        return -number
+    if numbering == "fraction":
+        return number + 0.5
+    return 2**53 + number  # huge
+
+
+def _relabelled(value: Any, mapping: dict[str, Any]) -> Any:
+    key = json.dumps(value, sort_keys=True)
+    return mapping.get(key, value)
+
+
+@st.composite
+def with_edges(draw: st.DrawFn, pair: tuple[str, Transcript]) -> tuple[str, Transcript]:
+    """The same transcript with its inputs moved to the edges of their domains.
+
+    Each position is moved in some transcripts and kept in most: round
+    numbers (:data:`ROUND_NUMBERINGS`), tool names (:data:`ODD_TOOL_NAMES`)
+    and key material (:data:`KEY_EDGES`), each renamed consistently so that
+    the family's pattern survives; assistant texts (:data:`TEXT_EDGES`);
+    ``recordToolCall`` options holding ``undefined`` (CFG-46). Tool names and
+    key material are kept when the transcript restores a blob (the blob's
+    fingerprints would no longer match). The first choice of every draw is
+    "keep", so Hypothesis shrinks toward the family's own transcript.
+    """
+    shape, transcript = pair
+    steps = transcript["steps"]
+    if not any(
+        step["op"] in ("declareRound", "recordToolCall", "recordAssistantText") for step in steps
+    ):
+        return pair
+    numbering = draw(st.sampled_from(ROUND_NUMBERINGS))
+    restores = any(step["op"] == "restore" for step in steps)
+    tools = sorted({step["toolName"] for step in steps if "toolName" in step})
+    tool_names: dict[str, str] = {}
+    keys: dict[str, Any] = {}
+    if not restores and tools and draw(st.integers(0, 4)) == 0:
+        odd = draw(st.permutations(ODD_TOOL_NAMES))
+        tool_names = dict(zip(tools, odd, strict=False))
+    materials = sorted(
+        {json.dumps(step["keyMaterial"], sort_keys=True) for step in steps if "keyMaterial" in step}
+        | {
+            json.dumps(call["keyMaterial"], sort_keys=True)
+            for step in steps
+            for call in step.get("calls", ())
+        }
+    )
+    if not restores and materials and draw(st.integers(0, 4)) == 0:
+        edges = draw(st.permutations(KEY_EDGES))
+        keys = dict(zip(materials, edges, strict=False))
+    blank = draw(st.integers(0, 5)) == 0
+    undefined_options = draw(st.integers(0, 7)) == 0
+    moved: list[dict[str, Any]] = []
+    for step in steps:
+        step = dict(step)
+        if "round" in step:
+            step["round"] = _round_value(numbering, step["round"])
+        if "toolName" in step:
+            step["toolName"] = tool_names.get(step["toolName"], step["toolName"])
+        if "keyMaterial" in step:
+            step["keyMaterial"] = _relabelled(step["keyMaterial"], keys)
+        if "calls" in step:
+            step["calls"] = [
+                {
+                    "toolName": tool_names.get(call["toolName"], call["toolName"]),
+                    "keyMaterial": _relabelled(call["keyMaterial"], keys),
+                }
+                for call in step["calls"]
+            ]
+        if step["op"] in TEXT_OPS and blank and draw(st.integers(0, 2)) == 0:
+            step["text"] = draw(st.sampled_from(TEXT_EDGES))
+        if step["op"] == "recordToolCall" and undefined_options and "options" not in step:
+            step["options"] = {draw(st.sampled_from(["allowBlock", "detector"])): UNDEFINED}
+        moved.append(step)
+    changed = [
+        name
+        for name, on in (
+            ("rounds", numbering != "as-is"),
+            ("tools", bool(tool_names)),
+            ("keys", bool(keys)),
+        )
+        if on
+    ]
+    if changed:
+        shape = f"{shape}-edge-{'-'.join(changed)}"
+    return shape, {**transcript, "steps": moved}
+
+
+def _text_member_edges(name: str, coerce: bool) -> tuple[Any, ...]:
+    """Edge values of one text option; non-numbers only with ``coerce`` (CFG-45)."""
+    if name == "enabled":
+        return ENABLED_EDGES if coerce else ENABLED_EDGES[:4]
+    return TEXT_NUMBER_EDGES + TEXT_COERCION_EDGES if coerce else TEXT_NUMBER_EDGES
 
 
 # -- registry ----------------------------------------------------------------------
@@ -698,7 +911,7 @@ FAMILIES: dict[str, Family] = {
         Family(
             "superset",
             superset_transcripts,
-            100,
+            80,
             20261102,
             ("MON-19", "MON-26", "MON-27", "MON-34"),
             "rounds that add calls to a base set",
@@ -706,7 +919,7 @@ FAMILIES: dict[str, Family] = {
         Family(
             "subset",
             subset_transcripts,
-            100,
+            80,
             20261103,
             ("MON-19", "MON-26", "MON-27", "MON-34"),
             "rounds that drop calls from a base set",
@@ -714,7 +927,7 @@ FAMILIES: dict[str, Family] = {
         Family(
             "permutation",
             permutation_transcripts,
-            100,
+            80,
             20261104,
             ("MON-09", "MON-21", "MON-25"),
             "the same set in different orders",
@@ -754,7 +967,7 @@ FAMILIES: dict[str, Family] = {
         Family(
             "duplicates",
             duplicate_transcripts,
-            100,
+            80,
             20261109,
             ("MON-20", "MON-22", "MON-33"),
             "in-round duplicate records",
@@ -805,7 +1018,7 @@ FAMILIES: dict[str, Family] = {
         Family(
             "ladders",
             ladder_transcripts,
-            280,
+            360,
             20261114,
             ("LAD-02", "LAD-03", "LAD-04", "LAD-05"),
             "resolveLadderAction on random ladders",
@@ -829,5 +1042,13 @@ def transcripts_any() -> st.SearchStrategy[tuple[str, Transcript]]:
 
 def transcripts(family: str, *, with_shape: bool = False) -> st.SearchStrategy[Any]:
     """The strategy of one family: transcripts, or ``(shape, transcript)`` pairs."""
-    strategy = FAMILIES[family].strategy()
+    strategy = _edged(FAMILIES[family].strategy())
     return strategy if with_shape else strategy.map(lambda pair: pair[1])
+
+
+@st.composite
+def _edged(
+    draw: st.DrawFn, family: st.SearchStrategy[tuple[str, Transcript]]
+) -> tuple[str, Transcript]:
+    """A family's draw, then its edges (:func:`with_edges`)."""
+    return draw(with_edges(draw(family)))

@@ -304,7 +304,7 @@ def _redeclared(
     return _scenario(
         name,
         pins,
-        spec,
+        ["MON-10", *spec],
         steps,
         tags=["declared", *tags],
         option={"ladder": {"observe": 1}},
@@ -329,7 +329,7 @@ DECLARED: list[dict[str, Any]] = [
     _scenario(
         "redeclare-shrinks-round-set",
         "declareRound again for the current round after records: later records take the new set as the round set, which the next round compares with",
-        ["MON-07", "MON-28", "MON-23", "MON-27"],
+        ["MON-10", "MON-22", "MON-28", "MON-23", "MON-27"],
         [
             declare(0, [("t", "a"), ("t", "b")]),
             record("t", "a", 0),
@@ -344,9 +344,41 @@ DECLARED: list[dict[str, Any]] = [
         option={"ladder": {"observe": 1}},
     ),
     _scenario(
+        "redeclare-swaps-a-single-call",
+        "a round declared as [x], x recorded, re-declared as [y], y recorded; the next round declares and records x: its round set [x] differs from the prior round set [y], so the tool's streak is 1",
+        ["MON-10", "MON-22", "MON-28", "MON-23", "MON-27"],
+        [
+            declare(0, [("t", "x")]),
+            record("t", "x", 0),
+            declare(0, [("t", "y")]),
+            record("t", "y", 0),
+            declare(1, [("t", "x")]),
+            record("t", "x", 1),
+            get_state(),
+        ],
+        tags=["declared"],
+        option={"ladder": {"observe": 1}},
+    ),
+    _scenario(
+        "redeclare-swaps-a-fan-out",
+        "a round declared as [a, b], a recorded, re-declared as [c, d], c recorded; the next round declares and records a and b: the prior round set is [c, d], so b's record has streak 1",
+        ["MON-10", "MON-22", "MON-28", "MON-23", "MON-27"],
+        [
+            declare(0, [("t", "a"), ("t", "b")]),
+            record("t", "a", 0),
+            declare(0, [("t", "c"), ("t", "d")]),
+            record("t", "c", 0),
+            declare(1, [("t", "a"), ("t", "b")]),
+            record("t", "a", 1),
+            record("t", "b", 1),
+        ],
+        tags=["declared"],
+        option={"ladder": {"observe": 1}},
+    ),
+    _scenario(
         "redeclare-reorders-a-member",
         "declareRound again for the current round with a member at another position: its per-call count is found by fingerprint",
-        ["MON-07", "MON-20", "MON-26"],
+        ["MON-10", "MON-22", "MON-20", "MON-26"],
         [
             declare(0, [("t", "a"), ("t", "b")]),
             record("t", "a", 0),
@@ -358,15 +390,6 @@ DECLARED: list[dict[str, Any]] = [
         ],
         tags=["declared", "per-call"],
         option={"ladder": {"observe": 1}},
-    ),
-    _redeclared(
-        "redeclare-same-width-other-set-restarts",
-        "declareRound again for the current round with another set of the same width after a record: the round ends with that set, so the next round declaring the first set again starts its round streak at 1",
-        ["MON-28", "MON-23", "MON-25"],
-        [
-            *(AB0, record("t", "a", 0), declare(0, [("t", "a"), ("t", "c")]), record("t", "c", 0)),
-            *(declare(1, AB), record("t", "a", 1), record("t", "b", 1)),
-        ],
     ),
     _redeclared(
         "redeclare-member-keeps-its-per-call-count",
@@ -384,6 +407,14 @@ DECLARED: list[dict[str, Any]] = [
         ["MSG-04", "MSG-05", "MON-27"],
         [AB0, record("t", "a", 0), declare(0, CALLS), record("t", "b", 0)],
         "messages",
+    ),
+    _scenario(
+        "declared-round-then-undeclared-round",
+        "a round declared with [a, b], then the next round undeclared: its record of a is scored per call against the declared round's counts (round streak 1 against [a, b], per-call streak 2)",
+        ["MON-11", "MON-23", "MON-26", "MON-27"],
+        [AB0, record("t", "a", 0), record("t", "b", 0), record("t", "a", 1), get_state()],
+        tags=["declared", "per-call"],
+        option={"ladder": {"observe": 1}},
     ),
     _per_call(
         "gap-round-baseline",
