@@ -23,6 +23,7 @@ from doomloop_kit.reference import (
     canonicalize,
     fingerprint_tool_call,
     resolve_doom_loop_option,
+    wire,
 )
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -260,3 +261,57 @@ def test_schema_does_not_govern_what_a_reader_accepts() -> None:
     valid = {"tools": {"t": {"fingerprint": F, "streak": 3}}, "pendingSteer": ["x"]}
     assert validator().is_valid(valid)
     assert new_monitor(True, valid).get_state() == {"tools": {"t": {"fingerprint": F, "streak": 3}}}
+
+
+def _identity_shape(value: object, seen: dict[int, int] | None = None) -> object:
+    """The value as a tree in which every container after its first appearance
+    is replaced by the number of that appearance: equal shapes, equal sharing."""
+    seen = {} if seen is None else seen
+    if not isinstance(value, dict | list):
+        return value
+    if id(value) in seen:
+        return ("again", seen[id(value)])
+    seen[id(value)] = len(seen)
+    if isinstance(value, list):
+        return [_identity_shape(item, seen) for item in value]
+    return {key: _identity_shape(member, seen) for key, member in value.items()}
+
+
+@st.composite
+def shared_values(draw: st.DrawFn) -> object:
+    """A JSON value whose containers are drawn from a pool, so some appear
+    several times (never inside themselves)."""
+    pool: list[object] = []
+    for _ in range(draw(st.integers(1, 6))):
+        children = draw(st.lists(st.sampled_from(pool) | json_values, max_size=3)) if pool else []
+        if draw(st.booleans()):
+            pool.append(children)
+        else:
+            pool.append({f"m{index}": child for index, child in enumerate(children)})
+    return draw(st.lists(st.sampled_from(pool), min_size=1, max_size=4))
+
+
+@settings(PROPERTY_SETTINGS, max_examples=60)
+@given(shared_values())
+def test_shared_encoding_round_trips_identity_and_canonical_form(value: object) -> None:
+    """PROT-40, PROT-42: anchors keep every identity through JSON text; the plain
+    encoding writes copies; both canonicalize as the value itself (CAN-19)."""
+    tagged = wire.encode(value, share=True)
+    back = wire.decode(json.loads(json.dumps(tagged)))
+    assert _identity_shape(back) == _identity_shape(value)
+    copies = wire.decode(wire.encode(value))
+    assert canonicalize(back) == canonicalize(copies) == canonicalize(value)
+    assert ("shared-objects" in wire.features_of(tagged)) == _meets_a_container_again(value)
+
+
+def _meets_a_container_again(value: object) -> bool:
+    seen: set[int] = set()
+    pending = [value]
+    while pending:
+        item = pending.pop()
+        if isinstance(item, dict | list):
+            if id(item) in seen:
+                return True
+            seen.add(id(item))
+            pending.extend(item.values() if isinstance(item, dict) else item)
+    return False
