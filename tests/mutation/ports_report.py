@@ -121,9 +121,16 @@ def _go(results: dict[str, Any]) -> tuple[list[Mutant], dict[str, Any]]:
     ]
     passes = results.get("rejudged") or []
     again = "".join(
-        f"; then `go run . -rejudge` judged {p['judged']} of the {p['survivors']} survivors "
-        f"again against the {p['clean_passed']} vectors the clean port then passed and "
-        f"killed {p['killed']}"
+        f"; then `go run . -rejudge{' -changed-vectors' if p.get('changed_vectors') else ''}` "
+        f"judged {p['judged']} of the {p['survivors']} survivors again against the "
+        f"{p['clean_passed']} vectors the clean port then passed"
+        + (
+            " (the vectors were redrawn, not only added: the mutants killed before were "
+            "killed by the earlier vectors and were not judged again)"
+            if p.get("changed_vectors")
+            else ""
+        )
+        + f" and killed {p['killed']}"
         for p in passes
     )
     first = passes[0]["before"] if passes else results["clean_passed"]

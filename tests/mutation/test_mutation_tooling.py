@@ -183,12 +183,19 @@ def test_port_report_names_the_survivors_a_rejudge_killed() -> None:
         {**base, "line": 9, "status": "killed", "detail": "facts.json/v-2: differs"},
     )
     results["rejudged"] = [
-        {"before": 3, "clean_passed": 5, "survivors": 1, "judged": 1, "killed": 1}
+        {"before": 3, "clean_passed": 5, "survivors": 1, "judged": 1, "killed": 1},
+        {"before": 5, "clean_passed": 4, "survivors": 0, "judged": 0, "killed": 0}
+        | {"changed_vectors": True},
     ]
     mutants, meta = ports_report._go(results)
     text = ports_report.render("Go", mutants, meta, [])
     assert "the 3 vectors the clean port passes judge" in text
-    assert "judged 1 of the 1 survivors again against the 5 vectors" in text
+    assert (
+        "judged 1 of the 1 survivors again against the 5 vectors the clean port then passed and"
+        in text
+    )
+    assert "`go run . -rejudge -changed-vectors` judged 0 of the 0 survivors" in text
+    assert "the vectors were redrawn" in text
     killed_later = text.split("### Survivors killed by vectors added later")[1]
     assert "`ports/go/m.go:7`" in killed_later and "gaps.json/v-1" in killed_later
     assert "m.go:9" not in killed_later

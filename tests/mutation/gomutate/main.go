@@ -86,12 +86,16 @@ type Outcome struct {
 // survivors it had to judge again, how many it did (fewer when it was
 // stopped) and how many of them it killed.
 type Rejudge struct {
-	Before      int     `json:"before"` // the vectors the clean port passed in the results judged again
-	CleanPassed int     `json:"clean_passed"`
-	Survivors   int     `json:"survivors"`
-	Judged      int     `json:"judged"`
-	Killed      int     `json:"killed"`
-	Seconds     float64 `json:"seconds"`
+	Before      int `json:"before"` // the vectors the clean port passed in the results judged again
+	CleanPassed int `json:"clean_passed"`
+	Survivors   int `json:"survivors"`
+	Judged      int `json:"judged"`
+	Killed      int `json:"killed"`
+	// Changed marks a pass over vectors that were redrawn, not only added
+	// (-changed-vectors): the mutants killed before it were killed by the
+	// earlier vectors and are not judged again.
+	Changed bool    `json:"changed_vectors,omitempty"`
+	Seconds float64 `json:"seconds"`
 }
 
 type run struct {
@@ -114,6 +118,7 @@ var (
 	progress = flag.Int("progress", 25, "print a progress line every N mutants")
 	resume   = flag.Bool("resume", false, "keep the outcomes already in the results file and judge only the others")
 	rejudge  = flag.Bool("rejudge", false, "as -resume, but also judge again the mutants the results file says survived (after vectors were added)")
+	changed  = flag.Bool("changed-vectors", false, "with -rejudge: accept a clean replay that passes fewer vectors (vectors were redrawn, not only added); the pass is marked, since its killed mutants are not judged again")
 	match    = flag.String("match", "", "with -rejudge: judge again only the survivors whose key (file:line:col OPERATOR mutated) matches this regular expression")
 )
 
@@ -166,7 +171,7 @@ func main() {
 					survivors[k] = true // kept in the file until judged again
 				}
 			}
-			history = append(history, Rejudge{Before: before, CleanPassed: len(clean.passed), Survivors: len(survivors)})
+			history = append(history, Rejudge{Before: before, CleanPassed: len(clean.passed), Survivors: len(survivors), Changed: *changed})
 			fmt.Printf("rejudging %d survivors\n", len(survivors))
 		}
 		fmt.Printf("resuming: %d mutants already judged\n", len(done)-len(survivors))
@@ -243,7 +248,7 @@ func previous(path string, cleanPassed int) (map[string]Outcome, float64, []Reju
 	}
 	check(json.Unmarshal(data, &old))
 	switch {
-	case *rejudge && old.CleanPassed > cleanPassed:
+	case *rejudge && old.CleanPassed > cleanPassed && !*changed:
 		check(fmt.Errorf("the clean port passes %d vectors, the earlier results %d: a killed mutant may no longer be killed; run the whole job", cleanPassed, old.CleanPassed))
 	case !*rejudge && old.CleanPassed != cleanPassed:
 		fmt.Println("the earlier results judged another clean replay: starting over (-rejudge keeps them)")
