@@ -122,7 +122,10 @@ def _go(results: dict[str, Any]) -> tuple[list[Mutant], dict[str, Any]]:
     passes = results.get("rejudged") or []
     again = "".join(
         f"; then `go run . -rejudge{' -changed-vectors' if p.get('changed_vectors') else ''}` "
-        f"judged {p['judged']} of the {p['survivors']} survivors again against the "
+        f"judged {p['judged']} of {p['survivors'] + p.get('again', 0)} mutants again "
+        f"({p['survivors']} survivors"
+        + (f", {p['again']} killed ones named by -again" if p.get("again") else "")
+        + ") against the "
         f"{p['clean_passed']} vectors the clean port then passed"
         + (
             " (the vectors were redrawn, not only added: the mutants killed before were "

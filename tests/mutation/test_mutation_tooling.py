@@ -191,10 +191,10 @@ def test_port_report_names_the_survivors_a_rejudge_killed() -> None:
     text = ports_report.render("Go", mutants, meta, [])
     assert "the 3 vectors the clean port passes judge" in text
     assert (
-        "judged 1 of the 1 survivors again against the 5 vectors the clean port then passed and"
-        in text
+        "judged 1 of 1 mutants again (1 survivors) against the 5 vectors the clean port "
+        "then passed and killed 1" in text
     )
-    assert "`go run . -rejudge -changed-vectors` judged 0 of the 0 survivors" in text
+    assert "`go run . -rejudge -changed-vectors` judged 0 of 0 mutants again" in text
     assert "the vectors were redrawn" in text
     killed_later = text.split("### Survivors killed by vectors added later")[1]
     assert "`ports/go/m.go:7`" in killed_later and "gaps.json/v-1" in killed_later

@@ -5,6 +5,7 @@
 //	go run . -resume    # judge the mutants the results file does not hold yet
 //	go run . -rejudge   # ... and judge its survivors again (after new vectors)
 //	go run . -rejudge -match REGEXP  # ... only the survivors whose key matches
+//	go run . -rejudge -again REGEXP  # ... and the mutants whose key matches
 //
 // Mutants are made by a small operator set of our own, named as Gremlins
 // names them (ARITHMETIC_BASE, CONDITIONALS_BOUNDARY, CONDITIONALS_NEGATION,
@@ -89,6 +90,7 @@ type Rejudge struct {
 	Before      int `json:"before"` // the vectors the clean port passed in the results judged again
 	CleanPassed int `json:"clean_passed"`
 	Survivors   int `json:"survivors"`
+	Again       int `json:"again,omitempty"` // mutants judged again by -again, whatever their outcome
 	Judged      int `json:"judged"`
 	Killed      int `json:"killed"`
 	// Changed marks a pass over vectors that were redrawn, not only added
@@ -119,6 +121,7 @@ var (
 	resume   = flag.Bool("resume", false, "keep the outcomes already in the results file and judge only the others")
 	rejudge  = flag.Bool("rejudge", false, "as -resume, but also judge again the mutants the results file says survived (after vectors were added)")
 	changed  = flag.Bool("changed-vectors", false, "with -rejudge: accept a clean replay that passes fewer vectors (vectors were redrawn, not only added); the pass is marked, since its killed mutants are not judged again")
+	again    = flag.String("again", "", "with -rejudge: also judge again the mutants whose key matches this regular expression, whatever their outcome (e.g. after the vector that killed them was replaced)")
 	match    = flag.String("match", "", "with -rejudge: judge again only the survivors whose key (file:line:col OPERATOR mutated) matches this regular expression")
 )
 
@@ -166,12 +169,18 @@ func main() {
 		if *rejudge {
 			selected, err := regexp.Compile(*match)
 			check(err)
+			forced, err := regexp.Compile(*again)
+			check(err)
+			forcedCount := 0
 			for k, o := range done {
-				if o.Status == "survived" && selected.MatchString(k) {
+				if (o.Status == "survived" && selected.MatchString(k)) || (*again != "" && forced.MatchString(k)) {
 					survivors[k] = true // kept in the file until judged again
+					if o.Status != "survived" {
+						forcedCount++
+					}
 				}
 			}
-			history = append(history, Rejudge{Before: before, CleanPassed: len(clean.passed), Survivors: len(survivors), Changed: *changed})
+			history = append(history, Rejudge{Before: before, CleanPassed: len(clean.passed), Survivors: len(survivors) - forcedCount, Again: forcedCount, Changed: *changed})
 			fmt.Printf("rejudging %d survivors\n", len(survivors))
 		}
 		fmt.Printf("resuming: %d mutants already judged\n", len(done)-len(survivors))
