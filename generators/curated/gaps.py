@@ -222,6 +222,14 @@ TOKENS: list[dict[str, Any]] = [
         "  \n" + _joined(" ") + " \t ",
     ),
     _detect(
+        "detect-leading-whitespace-adds-no-token",
+        "leading whitespace makes no empty token: ' a b c' has 3 tokens, so with minRepeats 1 the longest period tried is floor(3/2) = 1",
+        ["TXT-05", "TXT-06", "TXT-09"],
+        " a b c",
+        minRepeats=1,
+        minCoveredTokens=1,
+    ),
+    _detect(
         "detect-u2000-separates",
         "U+2000 is whitespace: it separates tokens",
         ["TXT-04", "TXT-06"],
@@ -280,6 +288,25 @@ def _per_call(
         spec,
         [*[record("t", key, number) for key, number in records], get_state()],
         tags=["per-call"],
+        option={"ladder": {"observe": 1}},
+    )
+
+
+AB = [("t", "a"), ("t", "b")]
+AB0 = declare(0, AB)
+"""Round 0 declared with two calls of ``t``."""
+
+
+def _redeclared(
+    name: str, pins: str, spec: list[str], steps: list[dict[str, Any]], *tags: str
+) -> dict[str, Any]:
+    """Declared rounds of tool ``t`` where a round is declared again after a record."""
+    return _scenario(
+        name,
+        pins,
+        ["MON-10", *spec],
+        steps,
+        tags=["declared", *tags],
         option={"ladder": {"observe": 1}},
     )
 
@@ -361,6 +388,31 @@ DECLARED: list[dict[str, Any]] = [
             record("t", "a", 1),
             get_state(),
         ],
+        tags=["declared", "per-call"],
+        option={"ladder": {"observe": 1}},
+    ),
+    _redeclared(
+        "redeclare-member-keeps-its-per-call-count",
+        "declareRound again for the current round with a member at another position of another set: its per-call streak counts from the prior round's count of that exact call (b: 2), not from the call at its position",
+        ["MON-26", "MON-22"],
+        [
+            *(AB0, record("t", "b", 0), declare(1, AB), record("t", "a", 1)),
+            *(declare(1, [("t", "b"), ("t", "e")]), record("t", "b", 1)),
+        ],
+        "per-call",
+    ),
+    _redeclared(
+        "redeclare-wider-set-fan-out-message",
+        "declareRound again for the current round with a wider set: a member's fan-out message names the new set (3 parallel calls and their round identity) although the round streak is unchanged",
+        ["MSG-04", "MSG-05", "MON-27"],
+        [AB0, record("t", "a", 0), declare(0, CALLS), record("t", "b", 0)],
+        "messages",
+    ),
+    _scenario(
+        "declared-round-then-undeclared-round",
+        "a round declared with [a, b], then the next round undeclared: its record of a is scored per call against the declared round's counts (round streak 1 against [a, b], per-call streak 2)",
+        ["MON-11", "MON-23", "MON-26", "MON-27"],
+        [AB0, record("t", "a", 0), record("t", "b", 0), record("t", "a", 1), get_state()],
         tags=["declared", "per-call"],
         option={"ladder": {"observe": 1}},
     ),

@@ -139,6 +139,13 @@ SCENARIOS: list[dict[str, Any]] = [
         after=[record(t, {"path": "a"}, 0) for t in ("neg", "frac", "huge", "inf", "nan", "zero")],
     ),
     _scenario(
+        "streak-negative-infinity",
+        "a streak of -1e400 (-Infinity once parsed) is not finite: the entry is skipped, not clamped to 1",
+        ["STATE-18", "DATA-12"],
+        {"tools": {"read": {"fingerprint": A, "streak": -HUGE}}},
+        setup=[],
+    ),
+    _scenario(
         "proto-and-constructor-tools",
         "__proto__ and constructor are ordinary tool names",
         ["STATE-17", "DIV-03", "MON-02"],

@@ -49,6 +49,7 @@ class Mutant:
     detail: str
     triage: str = ""  # equivalent | unpinned | "" (untriaged)
     why: str = ""
+    rejudged: bool = False  # survived an earlier pass, judged again after vectors were added
 
 
 def _typescript(report: dict[str, Any]) -> tuple[list[Mutant], dict[str, Any]]:
@@ -114,15 +115,34 @@ def _go(results: dict[str, Any]) -> tuple[list[Mutant], dict[str, Any]]:
             f"{o['original']} → {o['mutated'] or '(deleted)'}",
             o["status"],
             o.get("detail", ""),
+            rejudged=o.get("rejudged", False),
         )
         for o in results["outcomes"]
     ]
+    passes = results.get("rejudged") or []
+    again = "".join(
+        f"; then `go run . -rejudge{' -changed-vectors' if p.get('changed_vectors') else ''}` "
+        f"judged {p['judged']} of {p['survivors'] + p.get('again', 0)} mutants again "
+        f"({p['survivors']} survivors"
+        + (f", {p['again']} killed ones named by -again" if p.get("again") else "")
+        + ") against the "
+        f"{p['clean_passed']} vectors the clean port then passed"
+        + (
+            " (the vectors were redrawn, not only added: the mutants killed before were "
+            "killed by the earlier vectors and were not judged again)"
+            if p.get("changed_vectors")
+            else ""
+        )
+        + f" and killed {p['killed']}"
+        for p in passes
+    )
+    first = passes[0]["before"] if passes else results["clean_passed"]
     meta = {
         "tool": f"{results['tool']}, {results['go']}, 1 worker",
         "command": results["command"],
         "judge": "TestVectors of ports/go/cmd/doomloop-harness (vectors_test.go) alone, "
-        f"through a build overlay; the {results['clean_passed']} vectors the clean port "
-        f"passes judge, the {len(results['clean_failed'] or [])} it fails judge nothing",
+        f"through a build overlay; the {first} vectors the clean port passes judge, the "
+        f"{len(results['clean_failed'] or [])} it fails judge nothing{again}",
         "wallSeconds": results["wall_seconds"],
         "sample": None
         if results.get("complete", True)
@@ -134,7 +154,7 @@ def _go(results: dict[str, Any]) -> tuple[list[Mutant], dict[str, Any]]:
 
 
 def load_triage(path: Path) -> list[dict[str, Any]]:
-    """``[[survivor]]`` tables: port, file, code, operators, (replacement), kind, why."""
+    """``[[survivor]]`` tables: port, file, code, operators, (replacement), (column), kind, why."""
     if not path.exists():
         return []
     with path.open("rb") as handle:
@@ -153,8 +173,10 @@ def triage(
 ) -> list[str]:
     """Attach each survivor's triage; return the entries of this port that match nothing."""
     used: set[int] = set()
-    # an entry naming the replacement is more specific: it is tried first
-    ordered = sorted(enumerate(entries), key=lambda item: "replacement" not in item[1])
+    # an entry naming the column or the replacement is more specific: it is tried first
+    ordered = sorted(
+        enumerate(entries), key=lambda item: ("column" not in item[1], "replacement" not in item[1])
+    )
     for m in mutants:
         if m.status != "survived":
             continue
@@ -165,6 +187,7 @@ def triage(
                 and entry["code"] == m.code
                 and m.operator in entry["operators"]
                 and entry.get("replacement", m.mutated) == m.mutated
+                and entry.get("column", m.col) == m.col
             ):
                 m.triage, m.why = entry["kind"], entry["why"]
                 used.add(index)
@@ -262,6 +285,22 @@ def render(name: str, mutants: list[Mutant], meta: dict[str, Any], stale: list[s
                 f"| `{m.file}:{m.line}` | {m.operator} | `{_cell(m.code)}` | "
                 f"`{_cell(m.mutated)}` | {_cell(verdict)} |"
             )
+    rejudged = [m for m in mutants if m.rejudged and m.status in ("killed", "timeout")]
+    if rejudged:
+        lines += [
+            "",
+            "### Survivors killed by vectors added later",
+            "",
+            "Judged again by `-rejudge` after new vectors were committed.",
+            "",
+            "| where | operator | original line | mutated to | killed by |",
+            "| --- | --- | --- | --- | --- |",
+        ]
+        lines += [
+            f"| `{m.file}:{m.line}` | {m.operator} | `{_cell(m.code)}` | `{_cell(m.mutated)}` | "
+            f"{_cell(m.detail.split(': ')[0] if m.status == 'killed' else 'timeout')} |"
+            for m in rejudged
+        ]
     if stale:
         lines += ["", "Stale triage entries (match no survivor):", ""]
         lines += [f"- `{_cell(s)}`" for s in stale]

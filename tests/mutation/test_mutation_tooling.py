@@ -142,3 +142,60 @@ def test_port_triage_goes_stale_when_the_line_or_the_replacement_changes() -> No
     other = {**entry, "code": "if (x > 0) y();", "replacement": "true"}
     assert ports_report.triage("typescript", mutants, [other]) != []
     assert mutants[0].triage == ""
+
+
+def _go_results(*outcomes: dict[str, object]) -> dict[str, object]:
+    return {
+        "tool": "gomutate",
+        "go": "go1",
+        "command": "go run .",
+        "clean_passed": 3,
+        "clean_failed": [],
+        "wall_seconds": 1.0,
+        "mutants": len(outcomes),
+        "complete": True,
+        "outcomes": list(outcomes),
+    }
+
+
+def test_port_triage_column_tells_apart_two_tokens_of_one_line() -> None:
+    line = {"file": "m.go", "line": 7, "operator": "CONDITIONALS_NEGATION", "original": "=="}
+    line |= {"mutated": "!=", "code": "return a == b && c == d", "status": "survived"}
+    mutants, _ = ports_report._go(_go_results({**line, "col": 10}, {**line, "col": 20}))
+    general = {
+        "port": "go",
+        "file": "ports/go/m.go",
+        "code": "return a == b && c == d",
+        "operators": ["CONDITIONALS_NEGATION"],
+        "kind": "unpinned",
+        "why": "general",
+    }
+    specific = {**general, "column": 20, "kind": "equivalent", "why": "specific"}
+    assert ports_report.triage("go", mutants, [general, specific]) == []
+    assert [(m.col, m.triage) for m in mutants] == [(10, "unpinned"), (20, "equivalent")]
+
+
+def test_port_report_names_the_survivors_a_rejudge_killed() -> None:
+    base = {"file": "m.go", "line": 7, "col": 3, "operator": "REPLACE_TRUE_FALSE"}
+    base |= {"original": "true", "mutated": "false", "code": "return true"}
+    results = _go_results(
+        {**base, "status": "killed", "detail": "gaps.json/v-1: differs", "rejudged": True},
+        {**base, "line": 9, "status": "killed", "detail": "facts.json/v-2: differs"},
+    )
+    results["rejudged"] = [
+        {"before": 3, "clean_passed": 5, "survivors": 1, "judged": 1, "killed": 1},
+        {"before": 5, "clean_passed": 4, "survivors": 0, "judged": 0, "killed": 0}
+        | {"changed_vectors": True},
+    ]
+    mutants, meta = ports_report._go(results)
+    text = ports_report.render("Go", mutants, meta, [])
+    assert "the 3 vectors the clean port passes judge" in text
+    assert (
+        "judged 1 of 1 mutants again (1 survivors) against the 5 vectors the clean port "
+        "then passed and killed 1" in text
+    )
+    assert "`go run . -rejudge -changed-vectors` judged 0 of 0 mutants again" in text
+    assert "the vectors were redrawn" in text
+    killed_later = text.split("### Survivors killed by vectors added later")[1]
+    assert "`ports/go/m.go:7`" in killed_later and "gaps.json/v-1" in killed_later
+    assert "m.go:9" not in killed_later

@@ -2,6 +2,10 @@
 // committed conformance vectors alone (issue 14, item 4).
 //
 //	cd tests/mutation/gomutate && go run . [-files monitor.go,text.go] [-limit N] [-list]
+//	go run . -resume    # judge the mutants the results file does not hold yet
+//	go run . -rejudge   # ... and judge its survivors again (after new vectors)
+//	go run . -rejudge -match REGEXP  # ... only the survivors whose key matches
+//	go run . -rejudge -again REGEXP  # ... and the mutants whose key matches
 //
 // Mutants are made by a small operator set of our own, named as Gremlins
 // names them (ARITHMETIC_BASE, CONDITIONALS_BOUNDARY, CONDITIONALS_NEGATION,
@@ -24,6 +28,12 @@
 //
 // Writes tests/mutation/go/results.json; tests/mutation/ports_report.py
 // renders it with its triage.
+//
+// -rejudge serves new vectors: a mutant a vector killed stays killed when
+// vectors are added (the vector still fails), so only the survivors (and
+// the mutants not judged yet) are judged again, against the vectors the
+// clean port passes now. Each such pass is recorded in the results file
+// ("rejudged"), and a survivor it kills is marked "rejudged": true.
 package main
 
 import (
@@ -43,6 +53,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"sort"
 	"strings"
@@ -67,6 +78,26 @@ type Outcome struct {
 	Status  string  `json:"status"` // killed | timeout | survived | not-viable
 	Detail  string  `json:"detail,omitempty"`
 	Seconds float64 `json:"seconds"`
+	// Rejudged marks a mutant that survived an earlier pass and was judged
+	// again by -rejudge.
+	Rejudged bool `json:"rejudged,omitempty"`
+}
+
+// Rejudge is one -rejudge pass: the vectors it judged by, how many earlier
+// survivors it had to judge again, how many it did (fewer when it was
+// stopped) and how many of them it killed.
+type Rejudge struct {
+	Before      int `json:"before"` // the vectors the clean port passed in the results judged again
+	CleanPassed int `json:"clean_passed"`
+	Survivors   int `json:"survivors"`
+	Again       int `json:"again,omitempty"` // mutants judged again by -again, whatever their outcome
+	Judged      int `json:"judged"`
+	Killed      int `json:"killed"`
+	// Changed marks a pass over vectors that were redrawn, not only added
+	// (-changed-vectors): the mutants killed before it were killed by the
+	// earlier vectors and are not judged again.
+	Changed bool    `json:"changed_vectors,omitempty"`
+	Seconds float64 `json:"seconds"`
 }
 
 type run struct {
@@ -88,6 +119,10 @@ var (
 	timeout  = flag.Duration("timeout", 90*time.Second, "time limit of one mutant's build and replay")
 	progress = flag.Int("progress", 25, "print a progress line every N mutants")
 	resume   = flag.Bool("resume", false, "keep the outcomes already in the results file and judge only the others")
+	rejudge  = flag.Bool("rejudge", false, "as -resume, but also judge again the mutants the results file says survived (after vectors were added)")
+	changed  = flag.Bool("changed-vectors", false, "with -rejudge: accept a clean replay that passes fewer vectors (vectors were redrawn, not only added); the pass is marked, since its killed mutants are not judged again")
+	again    = flag.String("again", "", "with -rejudge: also judge again the mutants whose key matches this regular expression, whatever their outcome (e.g. after the vector that killed them was replaced)")
+	match    = flag.String("match", "", "with -rejudge: judge again only the survivors whose key (file:line:col OPERATOR mutated) matches this regular expression")
 )
 
 func main() {
@@ -126,17 +161,39 @@ func main() {
 	sort.SliceStable(order, func(a, b int) bool { return keyHash(order[a]) < keyHash(order[b]) })
 	done := map[string]Outcome{}
 	spent := 0.0
-	if *resume && !trial {
-		done, spent = previous(*out, len(clean.passed))
-		fmt.Printf("resuming: %d mutants already judged\n", len(done))
+	var history []Rejudge
+	survivors := map[string]bool{} // the earlier survivors -rejudge judges again
+	if (*resume || *rejudge) && !trial {
+		var before int
+		done, spent, history, before = previous(*out, len(clean.passed))
+		if *rejudge {
+			selected, err := regexp.Compile(*match)
+			check(err)
+			forced, err := regexp.Compile(*again)
+			check(err)
+			forcedCount := 0
+			for k, o := range done {
+				if (o.Status == "survived" && selected.MatchString(k)) || (*again != "" && forced.MatchString(k)) {
+					survivors[k] = true // kept in the file until judged again
+					if o.Status != "survived" {
+						forcedCount++
+					}
+				}
+			}
+			history = append(history, Rejudge{Before: before, CleanPassed: len(clean.passed), Survivors: len(survivors) - forcedCount, Again: forcedCount, Changed: *changed})
+			fmt.Printf("rejudging %d survivors\n", len(survivors))
+		}
+		fmt.Printf("resuming: %d mutants already judged\n", len(done)-len(survivors))
 	}
 	sources := map[string][]byte{}
 	counts := map[string]int{}
-	for _, o := range done {
-		counts[o.Status]++
+	for k, o := range done {
+		if !survivors[k] {
+			counts[o.Status]++
+		}
 	}
 	for i, m := range order {
-		if _, ok := done[key(m)]; ok {
+		if _, ok := done[key(m)]; ok && !survivors[key(m)] {
 			continue
 		}
 		src, ok := sources[m.File]
@@ -146,6 +203,16 @@ func main() {
 			sources[m.File] = src
 		}
 		o := judge(port, tmp, src, m, clean)
+		if survivors[key(m)] {
+			o.Rejudged = true
+			pass := &history[len(history)-1]
+			pass.Seconds = round(pass.Seconds + o.Seconds)
+			pass.Judged++
+			if o.Status == "killed" || o.Status == "timeout" {
+				pass.Killed++
+				fmt.Printf("  killed on rejudging %s:%d:%d %s %q -> %q by %s\n", m.File, m.Line, m.Col, m.Operator, m.Original, m.Mutated, o.Detail)
+			}
+		}
 		done[key(m)] = o
 		counts[o.Status]++
 		if (i+1)%*progress == 0 || i+1 == len(order) {
@@ -155,7 +222,7 @@ func main() {
 			fmt.Printf("  survived %s:%d:%d %s %q -> %q: %s\n", m.File, m.Line, m.Col, m.Operator, m.Original, m.Mutated, m.Code)
 		}
 		if !trial {
-			write(port, mutants, done, clean, cleanSeconds, spent+time.Since(started).Seconds())
+			write(port, mutants, done, history, clean, cleanSeconds, spent+time.Since(started).Seconds())
 		}
 	}
 	if !trial {
@@ -174,32 +241,37 @@ func keyHash(m Mutant) uint64 {
 }
 
 // previous reads the outcomes of an earlier run of the same job (same clean
-// replay) from the results file.
-func previous(path string, cleanPassed int) (map[string]Outcome, float64) {
+// replay; with -rejudge, a clean replay that passes at least as many vectors)
+// from the results file.
+func previous(path string, cleanPassed int) (map[string]Outcome, float64, []Rejudge, int) {
 	done := map[string]Outcome{}
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return done, 0
+		return done, 0, nil, 0
 	}
 	var old struct {
 		CleanPassed int       `json:"clean_passed"`
 		Wall        float64   `json:"wall_seconds"`
+		Rejudged    []Rejudge `json:"rejudged"`
 		Outcomes    []Outcome `json:"outcomes"`
 	}
 	check(json.Unmarshal(data, &old))
-	if old.CleanPassed != cleanPassed {
-		fmt.Println("the earlier results judged another clean replay: starting over")
-		return done, 0
+	switch {
+	case *rejudge && old.CleanPassed > cleanPassed && !*changed:
+		check(fmt.Errorf("the clean port passes %d vectors, the earlier results %d: a killed mutant may no longer be killed; run the whole job", cleanPassed, old.CleanPassed))
+	case !*rejudge && old.CleanPassed != cleanPassed:
+		fmt.Println("the earlier results judged another clean replay: starting over (-rejudge keeps them)")
+		return done, 0, nil, 0
 	}
 	for _, o := range old.Outcomes {
 		done[key(o.Mutant)] = o
 	}
-	return done, old.Wall
+	return done, old.Wall, old.Rejudged, old.CleanPassed
 }
 
 // write replaces the results file (atomically) with every outcome so far, in
 // source order.
-func write(port string, mutants []Mutant, done map[string]Outcome, clean run, cleanSeconds, wall float64) {
+func write(port string, mutants []Mutant, done map[string]Outcome, history []Rejudge, clean run, cleanSeconds, wall float64) {
 	var outcomes []Outcome
 	for _, m := range mutants {
 		if o, ok := done[key(m)]; ok {
@@ -218,6 +290,7 @@ func write(port string, mutants []Mutant, done map[string]Outcome, clean run, cl
 		"mutated_files": mutatedFiles(port),
 		"mutants":       len(mutants),
 		"complete":      len(outcomes) == len(mutants),
+		"rejudged":      history,
 		"outcomes":      outcomes,
 	}
 	data, err := json.MarshalIndent(report, "", "  ")
@@ -497,7 +570,18 @@ func judge(port, tmp string, src []byte, m Mutant, clean run) Outcome {
 		o.Status, o.Detail = "not-viable", firstLine(r.output)
 	default:
 		o.Status = "survived"
+		// Name a vector that failed (in run order) before one that merely did
+		// not pass: after a panic, the vectors that never ran pass no more.
+		for _, name := range r.failed {
+			if full := "TestVectors/" + name; clean.passed[full] {
+				o.Status, o.Detail = "killed", name+": "+failureOf(r.logs[full]+r.output)
+				break
+			}
+		}
 		for _, name := range sortedKeys(clean.passed) {
+			if o.Status == "killed" {
+				break
+			}
 			if !r.passed[name] {
 				o.Status, o.Detail = "killed", strings.TrimPrefix(name, "TestVectors/")+": "+failureOf(r.logs[name]+r.output)
 				break
