@@ -16,11 +16,12 @@ with that state, ``close`` of the old session).
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any, Final
 
 from doomloop_kit.vectorset import files as vformat
 from doomloop_kit.vectorset import oracle
+from doomloop_kit.vectorset.transcripts import compare_transcripts
 
 from .outcomes import HarnessError, Outcome, Status, WrongAnswer
 from .protocol import Connection, Exchange, HarnessFault
@@ -258,7 +259,7 @@ class VectorRun:
                 )
             if _same_text(step.expected_result, result):
                 continue  # identical JSON text: equal by the comparison rule, no need to walk
-            differences = vformat.compare(step.expected_result, result)
+            differences = _comparison(op)(step.expected_result, result)
             if differences:
                 first = differences[0]
                 return self._failed(
@@ -334,6 +335,12 @@ class VectorRun:
 def _answering_op(op: str) -> str:
     """The operation whose answer a step's result is (``resume`` is answered by ``getState``)."""
     return "getState" if op == vformat.RESUME_OP else op
+
+
+def _comparison(op: str) -> Callable[[Any, Any], list[vformat.Difference]]:
+    """The comparison rule of a step: an engine transcript's (spec/vectors.md#engine-vectors)
+    for ``runScenario``, else the vector comparison rule."""
+    return compare_transcripts if op == vformat.ENGINE_OP else vformat.compare
 
 
 def _same_text(expected: Any, actual: Any) -> bool:

@@ -32,6 +32,7 @@ PROTOCOL_VERSION: Final = 1
 ERROR_CODES: Final = (
     "canonicalization",
     "type-error",
+    "bad-scenario",
     "bad-request",
     "unknown-op",
     "unknown-session",

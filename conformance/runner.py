@@ -87,7 +87,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="append",
         default=[],
         metavar="FAMILY",
-        help="only vectors of this family, the part of the id before '/' (repeatable)",
+        help="only vectors of this family, the part of the id before '/', or of the families "
+        "a glob matches ('engine-*': every engine family) (repeatable)",
     )
     parser.add_argument(
         "--tag",

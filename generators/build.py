@@ -23,7 +23,16 @@ from typing import Any
 
 from doomloop_kit.reference import wire
 from doomloop_kit.vectorset import oracle
-from doomloop_kit.vectorset.files import ABSENT, FUNCTION_OPS, MONITOR_OPS, RESUME_OP, Step, Vector
+from doomloop_kit.vectorset.files import (
+    ABSENT,
+    ENGINE_FEATURE,
+    ENGINE_OP,
+    FUNCTION_OPS,
+    MONITOR_OPS,
+    RESUME_OP,
+    Step,
+    Vector,
+)
 
 Transcript = Mapping[str, Any]
 """``{"option"?, "initialState"?, "steps": [...]}`` -- see the module docstring."""
@@ -31,6 +40,10 @@ Transcript = Mapping[str, Any]
 
 DECLARED_ONLY_FEATURES = frozenset({"json-own-members", "js-inherited-members"})
 """Features that mark an expectation rather than an input encoding (spec CONF-11)."""
+
+
+PLAIN_JSON_FEATURES = frozenset({"large-integers", "lone-surrogates"})
+"""Features of plain JSON, the only ones an engine scenario can need besides ``engine``."""
 
 
 class BuildError(ValueError):
@@ -102,6 +115,9 @@ def features_of_transcript(transcript: Transcript) -> list[str]:
     ):
         found.add("js-coercion")
     for step in transcript["steps"]:
+        if step["op"] == ENGINE_OP:  # a plain-JSON scenario: no tagged value in it
+            found |= {ENGINE_FEATURE} | (wire.features_of(step["scenario"]) & PLAIN_JSON_FEATURES)
+            continue
         for value in _inputs(step).values():
             found |= wire.features_of(value)
         if wire.uses_js_coercion(step):
@@ -166,3 +182,32 @@ def build_vector(
         initial_state=transcript.get("initialState", ABSENT),
     )
     return vector
+
+
+def engine_transcript(scenario: Any) -> Transcript:
+    """The one-step transcript of an engine vector (spec/vectors.md#engine-vectors)."""
+    return {"steps": [{"op": ENGINE_OP, "scenario": scenario}]}
+
+
+def build_engine_vector(
+    id: str,
+    description: str,
+    spec: Sequence[str],
+    tags: Sequence[str],
+    scenario: Any,
+    facts: Sequence[Any] = (),
+) -> Vector:
+    """Run ``scenario`` through the reference engine and return the engine vector: its
+    expectation is the transcript, or ``{"error": "bad-scenario"}`` (ENG-23)."""
+    transcript = engine_transcript(scenario)
+    (expect,) = expectations(transcript)
+    return Vector.engine(
+        id,
+        description,
+        list(dict.fromkeys(spec)),
+        list(dict.fromkeys(tags)),
+        features_of_transcript(transcript),
+        scenario,
+        expect,
+        facts,
+    )

@@ -1,10 +1,13 @@
 """``doomloop-kit vectors regenerate``: rebuild every vector file deterministically.
 
-The curated files come from :mod:`~doomloop_kit.generators.curated`, the
-generated ones from :mod:`~doomloop_kit.generators.strategies` drawn by
-Hypothesis with a fixed seed per family (no database, generate phase only,
-no deadline), so the same bytes come out on every run and machine. Every
-expectation is computed by the reference (:mod:`.build`).
+The curated files come from :mod:`~doomloop_kit.generators.curated` and
+:mod:`~doomloop_kit.generators.engine_curated`, the generated ones from
+:mod:`~doomloop_kit.generators.strategies` and, when it exists,
+:mod:`~doomloop_kit.generators.engine_families` (files ``engine-<family>``),
+drawn by Hypothesis with a fixed seed per family (no database, generate
+phase only, no deadline), so the same bytes come out on every run and
+machine. Every expectation is computed by the reference (:mod:`.build`): the
+monitor's, or the engine's transcript for an engine vector.
 
 Writing is atomic per file and ordered: all temp files are written first,
 then each is moved into place with ``os.replace``, the manifest last, and
@@ -18,11 +21,12 @@ from __future__ import annotations
 import argparse
 import contextlib
 import hashlib
+import importlib
 import sys
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import hypothesis
 from doomloop_kit.vectorset import resources
@@ -38,7 +42,7 @@ from doomloop_kit.vectorset.files import (
 from hypothesis import HealthCheck, Phase, Verbosity, given, settings
 from hypothesis import seed as hypothesis_seed
 
-from . import build, curated, strategies
+from . import build, curated, engine_curated, strategies
 
 GENERATOR_VERSION = "2"
 """Bumped when the generators change what they draw (the same seed, other transcripts)."""
@@ -76,14 +80,39 @@ DRAW_FACTOR = 3
 """Hypothesis may draw the same transcript twice; it gets this many tries per vector."""
 
 
-def draw_transcripts(family: str, count: int, seed: int) -> list[tuple[str, dict[str, Any]]]:
-    """Up to ``count`` distinct draws of a family's strategy, reproducibly.
+class DrawnFamily(Protocol):
+    """What drawing needs of a family: :class:`~.strategies.Family` and an ``EngineFamily``
+    of :mod:`~.engine_families` both have this shape."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def strategy(self) -> Callable[[], Any]: ...
+
+    @property
+    def count(self) -> int: ...
+
+    @property
+    def seed(self) -> int: ...
+
+    @property
+    def spec(self) -> tuple[str, ...]: ...
+
+    @property
+    def description(self) -> str: ...
+
+
+def draw_pairs(
+    strategy: Any, count: int, seed: int, key: Callable[[Any], str]
+) -> list[tuple[str, Any]]:
+    """Up to ``count`` distinct ``(shape, drawn)`` pairs of a strategy, reproducibly.
 
     Hypothesis runs with a fixed seed, no example database and the generate
-    phase only; the first ``count`` distinct transcripts (by content hash)
-    are kept, in drawing order.
+    phase only; the first ``count`` distinct draws (by ``key`` of the drawn
+    value, a content hash) are kept, in drawing order.
     """
-    drawn: list[tuple[str, dict[str, Any]]] = []
+    drawn: list[tuple[str, Any]] = []
     if count <= 0:
         return drawn
 
@@ -101,11 +130,11 @@ def draw_transcripts(family: str, count: int, seed: int) -> list[tuple[str, dict
         verbosity=Verbosity.quiet,
     )
     @hypothesis_seed(seed)
-    @given(strategies.transcripts(family, with_shape=True))
-    def collect(pair: tuple[str, dict[str, Any]]) -> None:
-        key = build.content_hash(pair[1])
-        if len(drawn) < count and key not in keys:
-            keys.add(key)
+    @given(strategy)
+    def collect(pair: tuple[str, Any]) -> None:
+        found = key(pair[1])
+        if len(drawn) < count and found not in keys:
+            keys.add(found)
             drawn.append(pair)
         if len(drawn) >= count:
             raise _Enough  # ends the Hypothesis run early; caught below
@@ -115,8 +144,18 @@ def draw_transcripts(family: str, count: int, seed: int) -> list[tuple[str, dict
     return drawn
 
 
+def draw_transcripts(family: str, count: int, seed: int) -> list[tuple[str, dict[str, Any]]]:
+    """Up to ``count`` distinct draws of a monitor family's strategy, reproducibly."""
+    strategy = strategies.transcripts(family, with_shape=True)
+    return draw_pairs(strategy, count, seed, build.content_hash)
+
+
 class _Enough(Exception):
     """Raised inside the collecting test once enough transcripts were drawn."""
+
+
+def _generator(family: DrawnFamily, count: int) -> dict[str, Any]:
+    return {"version": GENERATOR_VERSION, "seed": family.seed, "examples": count}
 
 
 def generated_file(family: str, count: int) -> VectorFile:
@@ -138,12 +177,67 @@ def generated_file(family: str, count: int) -> VectorFile:
             )
         )
     return VectorFile(
-        "generated",
-        family,
-        spec.description,
-        vectors,
-        generator={"version": GENERATOR_VERSION, "seed": spec.seed, "examples": count},
+        "generated", family, spec.description, vectors, generator=_generator(spec, count)
     )
+
+
+def engine_families() -> Mapping[str, DrawnFamily]:
+    """The generated engine families (:mod:`.engine_families`), none while it does not exist."""
+    try:
+        module = importlib.import_module(f"{__package__}.engine_families")
+    except ModuleNotFoundError as error:
+        if error.name != f"{__package__}.engine_families":
+            raise  # the module exists but imports something missing: a real error
+        return {}
+    families: Mapping[str, DrawnFamily] = module.ENGINE_FAMILIES
+    return families
+
+
+def engine_family_name(name: str) -> str:
+    """The vector family of an engine family: always prefixed ``engine-``."""
+    return name if name.startswith("engine-") else f"engine-{name}"
+
+
+def _scenario_hash(scenario: Any) -> str:
+    return build.content_hash(build.engine_transcript(scenario))
+
+
+def generated_engine_file(family: DrawnFamily, count: int) -> VectorFile:
+    """A generated engine file: each drawn scenario with the reference engine's transcript."""
+    name = engine_family_name(family.name)
+    vectors = [
+        build.build_engine_vector(
+            f"{name}/{shape}-{_scenario_hash(scenario)}",
+            f"{family.description} ({shape})",
+            family.spec,
+            [name, shape],
+            scenario,
+        )
+        for shape, scenario in draw_pairs(family.strategy(), count, family.seed, _scenario_hash)
+    ]
+    return VectorFile(
+        "generated", name, family.description, vectors, generator=_generator(family, count)
+    )
+
+
+def family_counts() -> dict[str, int]:
+    """The default count of every generated family, monitor and engine (by vector family)."""
+    engine = {engine_family_name(n): f.count for n, f in engine_families().items()}
+    return {name: family.count for name, family in strategies.FAMILIES.items()} | engine
+
+
+def all_files(counts: Mapping[str, int]) -> list[VectorFile]:
+    """Every vector file, in manifest order: curated (monitor, engine), then generated."""
+    engine = engine_families()
+    return [
+        *curated_files(),
+        *engine_curated.curated_files(),
+        *(generated_file(name, counts[name]) for name in strategies.FAMILIES),
+        *(
+            generated_engine_file(family, counts[engine_family_name(name)])
+            for name, family in engine.items()
+        ),
+    ]
 
 
 def build_all(
@@ -154,10 +248,7 @@ def build_all(
     With ``validate`` each file is also checked against the schema (slow; the
     test-suite checks every committed file anyway).
     """
-    counts = {name: family.count for name, family in strategies.FAMILIES.items()} | dict(
-        counts or {}
-    )
-    files = curated_files() + [generated_file(name, counts[name]) for name in strategies.FAMILIES]
+    files = all_files(family_counts() | dict(counts or {}))
     out: dict[str, bytes] = {}
     entries = []
     total = 0
@@ -236,8 +327,9 @@ def write_all(root: Path, files: Mapping[str, bytes]) -> tuple[list[str], list[s
 
 def _count(text: str) -> tuple[str, int]:
     family, sep, number = text.partition("=")
-    if not sep or family not in strategies.FAMILIES:
-        known = ", ".join(strategies.FAMILIES)
+    families = family_counts()
+    if not sep or family not in families:
+        known = ", ".join(families)
         raise argparse.ArgumentTypeError(f"expected FAMILY=N with FAMILY one of: {known}")
     try:
         value = int(number)

@@ -56,8 +56,10 @@ FEATURES: Final = (
     "json-own-members",
     "js-inherited-members",
     "js-coercion",
+    "engine",
 )
-"""The controlled feature vocabulary, in the order spec/features.md lists it."""
+"""The controlled feature vocabulary, in the order spec/features.md lists it (``engine``:
+the engine level, operation ``runScenario``; never computed from a monitor input)."""
 
 
 class WireError(ValueError):

@@ -51,7 +51,7 @@ def test_schemas_are_valid_2020_12() -> None:
 
 FAMILIES = {
     name.removesuffix("Request"): family
-    for family in ("handshake", "session", "monitor", "functions")
+    for family in ("handshake", "session", "monitor", "functions", "engine")
     for name in json.loads((SCHEMAS / f"{family}.schema.json").read_text())["$defs"]
     if name.endswith("Request")
 }
@@ -109,8 +109,11 @@ def test_committed_traffic_validates_and_covers_every_op() -> None:
     ops = _check_traffic(requests, responses)
     monitor = json.loads((SCHEMAS / "monitor.schema.json").read_text())["$defs"]
     functions = json.loads((SCHEMAS / "functions.schema.json").read_text())["$defs"]
+    engine = json.loads((SCHEMAS / "engine.schema.json").read_text())["$defs"]
     every = {
-        name.removesuffix("Request") for name in [*monitor, *functions] if name.endswith("Request")
+        name.removesuffix("Request")
+        for name in [*monitor, *functions, *engine]
+        if name.endswith("Request")
     }
     assert every | {"hello", "create", "close"} == ops
 
@@ -127,6 +130,8 @@ def test_error_responses_validate() -> None:
         '{"id":4,"op":"create","option":false}',
         '{"id":5,"op":"recordToolCall","toolName":1}',
         '{"id":6,"op":"canonicalize"}',
+        '{"id":7,"op":"runScenario","scenario":{"id":"x","runs":[{"model":[]}]}}',
+        '{"id":8,"op":"runScenario"}',
     ]
     done = subprocess.run(
         shlex.split(support.REFERENCE),
@@ -149,8 +154,10 @@ def test_error_responses_validate() -> None:
         "bad-request",
         "bad-request",
         "bad-request",
+        "bad-scenario",
+        "bad-request",
     ]
-    assert [r["id"] for r in responses] == [0, 0, None, None, 1, 2, 3, 4, 5, 6]
+    assert [r["id"] for r in responses] == [0, 0, None, None, 1, 2, 3, 4, 5, 6, 7, 8]
     envelope = validator("response.schema.json")
     for response in responses:
         envelope.validate(response)
@@ -172,6 +179,8 @@ def test_error_responses_validate() -> None:
         ("close", {"id": 1, "result": None, "error": {"code": "internal", "message": ""}}),
         ("canonicalize", {"id": 1, "error": {"code": "oops", "message": ""}}),
         ("resolveLadderAction", {"id": 1, "result": "panic"}),
+        ("runScenario", {"id": 1, "result": {"scenario": "x"}}),
+        ("runScenario", {"id": 1, "result": {"scenario": "x", "runs": [{"index": 0}]}}),
     ],
 )
 def test_schemas_reject_wrong_responses(op: str, response: dict[str, Any]) -> None:
@@ -185,6 +194,8 @@ def test_schemas_reject_wrong_requests() -> None:
         {"id": 1, "op": "getState"},
         {"id": -1, "op": "canonicalize", "value": 1},
         {"id": 1, "op": "nope"},
+        {"id": 1, "op": "runScenario"},
+        {"id": 1, "op": "runScenario", "scenario": {}, "session": "s1"},
     ):
         with pytest.raises(jsonschema.ValidationError):
             REQUEST.validate(request)

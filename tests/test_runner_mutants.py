@@ -47,6 +47,10 @@ KILLERS: dict[str, tuple[str, str]] = {
     ),
     "counters-as-exact-integers": ("curated/edges.json", "edges/text-streak-stays-at-2-53"),
     "warning-text-changed": ("curated/texts.json", "texts/warning-dead-rung"),
+    "engine-dispatch-perturbed": (
+        "curated/engine-scenarios.json",
+        "engine-scenarios/i-01-repeating-distinct-argument-fan-out",
+    ),
 }
 
 COMMITTED = support.committed_vectors()
@@ -83,3 +87,21 @@ def test_killing_vectors_pass_on_the_reference(tmp_path: Path) -> None:
     )
     assert status == 0
     assert lines[-1]["totals"]["passed"] == len({vector for _, vector in killers})
+
+
+@needs_vectors
+def test_engine_mutant_is_reported_at_its_dispatch(tmp_path: Path) -> None:
+    """The first difference of a transcript is named by run, dispatch and JSON Pointer."""
+    assert COMMITTED is not None
+    file, vector = KILLERS["engine-dispatch-perturbed"]
+    status, lines = support.run(
+        [str(COMMITTED / file), "-k", vector, "--port", support.mutant("engine-dispatch-perturbed")],
+        tmp_path / "report.jsonl",
+    )
+    assert status == 1
+    (failed,) = support.by_status(lines, "failed")
+    failure = failed["failure"]
+    assert failure["op"] == "runScenario" and failure["step"] == 0
+    assert failure["path"] == "run 0, dispatch 1, /request/model"
+    assert failure["actual"] == "mutant-model" and failure["expected"] != "mutant-model"
+    assert failure["differences"] == 1

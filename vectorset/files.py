@@ -48,6 +48,12 @@ RESUME_OP: Final = "resume"
 FUNCTION_OPS: Final = tuple(oracle.FUNCTION_OPS)
 """Step operations that need no monitor."""
 
+ENGINE_OP: Final = oracle.ENGINE_OP
+"""The operation of an engine vector: one ``runScenario`` (spec/vectors.md#engine-vectors)."""
+
+ENGINE_FEATURE: Final = "engine"
+"""The feature every engine vector needs (spec/features.md#engine)."""
+
 SCHEMA_NAME: Final = "vectors.schema.json"
 MANIFEST_NAME: Final = "manifest.json"
 
@@ -122,10 +128,33 @@ class Vector:
     steps: list[Step]
     option: Any = ABSENT
     initial_state: Any = ABSENT
+    facts: tuple[Any, ...] = ()
+    """An engine vector's facts (informative): why its expectation can be trusted."""
 
     @property
     def family(self) -> str:
         return self.id.split("/", 1)[0]
+
+    @property
+    def is_engine(self) -> bool:
+        """An engine vector: one ``runScenario`` step, stored as ``scenario`` + ``expect``."""
+        return len(self.steps) == 1 and self.steps[0].op == ENGINE_OP
+
+    @classmethod
+    def engine(
+        cls,
+        id: str,
+        description: str,
+        spec: list[str],
+        tags: list[str],
+        features: list[str],
+        scenario: Any,
+        expect: dict[str, Any],
+        facts: Sequence[Any] = (),
+    ) -> Vector:
+        """An engine vector: ``scenario`` run by ``runScenario``, ``expect`` its transcript."""
+        step = Step(ENGINE_OP, {"scenario": scenario}, expect)
+        return cls(id, description, spec, tags, features, [step], facts=tuple(facts))
 
     @property
     def needs_monitor(self) -> bool:
@@ -144,17 +173,32 @@ class Vector:
         return data
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        head = {
             "id": self.id,
             "description": self.description,
             "spec": list(self.spec),
             "tags": list(self.tags),
             "features": list(self.features),
-            **self.transcript(with_expectations=True),
         }
+        if self.is_engine:
+            step = self.steps[0]
+            facts = {"facts": list(self.facts)} if self.facts else {}
+            return {**head, "scenario": step.inputs["scenario"], **facts, "expect": step.expect}
+        return {**head, **self.transcript(with_expectations=True)}
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Vector:
+        if "scenario" in data:
+            return cls.engine(
+                str(data["id"]),
+                str(data["description"]),
+                list(data["spec"]),
+                list(data["tags"]),
+                list(data["features"]),
+                data["scenario"],
+                dict(data["expect"]),
+                data.get("facts", ()),
+            )
         return cls(
             id=str(data["id"]),
             description=str(data["description"]),
@@ -222,7 +266,7 @@ def load_schema() -> dict[str, Any]:
 def feature_vocabulary() -> frozenset[str]:
     """The feature names a vector may need (spec/features.md): those the vector schema
     lists and those the reference implements."""
-    features = load_schema()["$defs"]["vector"]["properties"]["features"]["items"]["enum"]
+    features = load_schema()["$defs"]["feature"]["enum"]
     return frozenset(features) | frozenset(wire.FEATURES)
 
 
@@ -308,6 +352,10 @@ def validate_vector_file_data(data: Any, path: Path | str = "<memory>") -> None:
         seen.add(vector["id"])
         if list(vector["features"]) != sorted(vector["features"]):
             raise VectorFormatError(path, f"$.vectors[{index}].features", "features not sorted")
+        if "scenario" in vector and data["kind"] == "curated" and not vector.get("facts"):
+            raise VectorFormatError(
+                path, f"$.vectors[{index}]", "a curated engine vector cites the facts it pins"
+            )
 
 
 def load_vector_file(path: Path | str) -> VectorFile:
@@ -456,7 +504,14 @@ def _kind(value: Any) -> str:
     return type(value).__name__
 
 
-def compare(expected: Any, actual: Any, path: str = "$") -> list[Difference]:
+def pointer_path(base: str, key: str) -> str:
+    """``base/key`` as a JSON Pointer (RFC 6901: ``~`` and ``/`` escaped)."""
+    return f"{base}/{key.replace('~', '~0').replace('/', '~1')}"
+
+
+def compare(
+    expected: Any, actual: Any, path: str = "$", *, pointer: bool = False
+) -> list[Difference]:
     """Compare two JSON values by the vector comparison rule (spec/vectors.md#comparison).
 
     * numbers compare as IEEE-754 doubles (``3 == 3.0``; an integer beyond
@@ -466,15 +521,24 @@ def compare(expected: Any, actual: Any, path: str = "$") -> list[Difference]:
     * objects compare by member set, order ignored.
 
     Returns every difference found (empty list = equal), each with a JSON
-    path rooted at ``path``. Both arguments are plain decoded JSON (tagged
-    values are compared as the ordinary objects they are).
+    path rooted at ``path`` (a JSON Pointer such as ``/end/reason`` when
+    ``pointer``). Both arguments are plain decoded JSON (tagged values are
+    compared as the ordinary objects they are).
     """
     differences: list[Difference] = []
-    _compare(expected, actual, path, differences)
+    _compare(expected, actual, path, differences, pointer)
     return differences
 
 
-def _compare(expected: Any, actual: Any, path: str, out: list[Difference]) -> None:
+def _member(path: str, key: str, pointer: bool) -> str:
+    return pointer_path(path, key) if pointer else member_path(path, key)
+
+
+def _element(path: str, index: int, pointer: bool) -> str:
+    return f"{path}/{index}" if pointer else f"{path}[{index}]"
+
+
+def _compare(expected: Any, actual: Any, path: str, out: list[Difference], pointer: bool) -> None:
     kind, actual_kind = _kind(expected), _kind(actual)
     if kind != actual_kind:
         out.append(Difference(path, expected, actual, f"expected a {kind}, got a {actual_kind}"))
@@ -497,19 +561,19 @@ def _compare(expected: Any, actual: Any, path: str, out: list[Difference]) -> No
                 )
             )
         for index, (e, a) in enumerate(zip(expected, actual, strict=False)):
-            _compare(e, a, f"{path}[{index}]", out)
+            _compare(e, a, _element(path, index, pointer), out, pointer)
     elif kind == "object":
         actual_keys = {utf16.sort_key(str(k)): k for k in actual}
         expected_keys = {utf16.sort_key(str(k)): k for k in expected}
         for units, key in expected_keys.items():
-            where = member_path(path, str(key))
+            where = _member(path, str(key), pointer)
             if units not in actual_keys:
                 out.append(Difference(where, expected[key], ABSENT, "missing member"))
             else:
-                _compare(expected[key], actual[actual_keys[units]], where, out)
+                _compare(expected[key], actual[actual_keys[units]], where, out, pointer)
         for units, key in actual_keys.items():
             if units not in expected_keys:
-                where = member_path(path, str(key))
+                where = _member(path, str(key), pointer)
                 out.append(Difference(where, ABSENT, actual[key], "unexpected member"))
     elif kind in ("null", "boolean"):
         if expected is not actual and expected != actual:

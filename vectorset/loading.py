@@ -64,12 +64,16 @@ class Selection:
     """Which vectors to run: every criterion given must hold (each is an any-of list)."""
 
     families: tuple[str, ...] = ()
+    """Family names, or globs over them (``engine-*``: every engine family)."""
     tags: tuple[str, ...] = ()
     patterns: tuple[str, ...] = ()
     """Globs (``fnmatch``, case-sensitive) over vector ids."""
 
+    def _family(self, family: str) -> bool:
+        return any(fnmatch.fnmatchcase(family, wanted) for wanted in self.families)
+
     def wants(self, vector: Vector) -> bool:
-        if self.families and vector.family not in self.families:
+        if self.families and not self._family(vector.family):
             return False
         if self.tags and not any(tag in vector.tags for tag in self.tags):
             return False
@@ -77,7 +81,7 @@ class Selection:
 
     def may_hold(self, index: cache.FileIndex) -> bool:
         """False when no vector of a file with this index can be selected."""
-        if self.families and index.family not in self.families:
+        if self.families and not self._family(index.family):
             return False
         if self.tags and not index.tags.intersection(self.tags):
             return False

@@ -35,8 +35,12 @@ from doomloop_kit.reference.verdicts import DetectorKind
 
 T = TypeVar("T")
 
-EXPECTED_ERRORS: Final = ("canonicalization", "type-error")
-"""Error codes that are an expected outcome, compared like results (PROT-20, PROT-23)."""
+EXPECTED_ERRORS: Final = ("canonicalization", "type-error", "bad-scenario")
+"""Error codes that are an expected outcome, compared like results (PROT-20, PROT-23,
+PROT-41)."""
+
+ENGINE_OP: Final = "runScenario"
+"""The engine-level operation (PROT-41): a whole scenario, no session."""
 
 
 def error_expectation(code: str, message: str) -> dict[str, str]:
@@ -238,6 +242,20 @@ def _detect_text_repetition(request: Mapping[str, object]) -> object:
     return None if found is None else found.to_json()
 
 
+def _run_scenario(request: Mapping[str, object]) -> object:
+    """``runScenario`` (PROT-41): the reference engine's transcript of a plain-JSON
+    scenario; a malformed one (ENG-23) is the expected outcome ``bad-scenario``."""
+    from doomloop_kit.engine import Scenario, ScenarioError, run_scenario  # engine ops only
+
+    if "scenario" not in request:
+        raise OpError("bad-request", "missing member 'scenario'")
+    try:
+        scenario = Scenario.from_json(request["scenario"])
+    except ScenarioError as error:
+        raise OpError("bad-scenario", str(error)) from error
+    return run_scenario(scenario).to_json()
+
+
 FUNCTION_OPS: Final[dict[str, Callable[[Mapping[str, object]], object]]] = {
     "resolveOption": _resolve_option,
     "resolveLoopKey": _resolve_loop_key,
@@ -252,6 +270,7 @@ FUNCTION_OPS: Final[dict[str, Callable[[Mapping[str, object]], object]]] = {
     ),
     "detectTextRepetition": _detect_text_repetition,
     "resolveLadderAction": _resolve_ladder_action,
+    ENGINE_OP: _run_scenario,
 }
 """Operations that need no monitor; ``resolveLoopKey`` tests presence as an own
 member (KEY-09, feature ``json-own-members``)."""

@@ -277,6 +277,20 @@ def warning_text_changed() -> None:
     _edit(messages, "dead_rung", "can never fire", "never fires")
 
 
+def engine_dispatch_perturbed() -> None:
+    """runScenario answers with the second dispatch of the first run asking another model."""
+    real = oracle.FUNCTION_OPS[oracle.ENGINE_OP]
+
+    def fake(request: Any) -> object:
+        transcript: Any = real(request)
+        dispatches = transcript["runs"][0]["dispatches"] if transcript["runs"] else []
+        if len(dispatches) > 1:
+            dispatches[1]["request"]["model"] = "mutant-model"
+        return transcript
+
+    oracle.FUNCTION_OPS[oracle.ENGINE_OP] = fake
+
+
 MUTANTS: dict[str, Callable[[], None]] = {
     "json-dumps-canonical": json_dumps_canonical,
     "code-point-key-order": code_point_key_order,
@@ -302,6 +316,7 @@ MUTANTS: dict[str, Callable[[], None]] = {
     "null-escalation-member-absent": null_escalation_member_absent,
     "counters-as-exact-integers": counters_as_exact_integers,
     "warning-text-changed": warning_text_changed,
+    "engine-dispatch-perturbed": engine_dispatch_perturbed,
 }
 
 

@@ -1,0 +1,302 @@
+"""The curated engine vector files (spec/vectors.md#engine-vectors).
+
+``engine-scenarios``: every entry of the brief's scenario table
+(:data:`~.engine_scenarios.brief.SCENARIOS`) as an engine vector whose
+expectation is the reference engine's transcript. The entry's brief facts
+were written by hand from the brief, independently of the engine; a vector
+is written only when every fact holds on that transcript, which is why the
+expectation can be trusted (a fact that fails stops the regeneration).
+
+``engine-bad-input``: the defined outcomes of bad input (ENG-20 to ENG-23),
+one fact per vector; a malformed scenario is expected to be answered with
+the error ``bad-scenario`` and its fact names the part the reference's
+message must name.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any, Final, cast
+
+from doomloop_kit.engine import Scenario, ScenarioError
+from doomloop_kit.vectorset.files import Vector, VectorFile
+
+from . import build
+from .engine_scenarios.brief import SCENARIOS
+from .engine_scenarios.build import call, decide, fresh, text, turn
+from .engine_scenarios.facts import FactFailure, check_fact
+
+SCENARIOS_FAMILY: Final = "engine-scenarios"
+BAD_INPUT_FAMILY: Final = "engine-bad-input"
+BAD_SCENARIO: Final = "bad-scenario"
+"""The fact kind of a malformed scenario: ``names`` is a part the error message names."""
+
+
+def slug(text: str, limit: int = 60) -> str:
+    """Lower-case words joined by ``-``, at most ``limit`` characters (a vector id part)."""
+    words = re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
+    return words[:limit].rstrip("-")
+
+
+def check_facts(
+    vector_id: str, facts: Sequence[Mapping[str, Any]], scenario: Any, expect: Any
+) -> None:
+    """Raise :class:`~.build.BuildError` unless every fact holds on the expectation."""
+    failures = []
+    for fact in facts:
+        try:
+            if fact["kind"] == BAD_SCENARIO:
+                _check_rejection(scenario, expect, str(fact["names"]))
+            elif "result" not in expect:
+                raise FactFailure(f"expected a transcript, the reference answered {expect}")
+            else:
+                check_fact(expect["result"], fact)
+        except FactFailure as failure:
+            failures.append(str(failure))
+    if failures:
+        raise build.BuildError(
+            f"{vector_id}: the reference engine does not show the facts this vector pins: "
+            + "; ".join(failures)
+        )
+
+
+def _check_rejection(scenario: Any, expect: Mapping[str, Any], names: str) -> None:
+    if expect != {"error": "bad-scenario"}:
+        raise FactFailure(f"expected the error bad-scenario, the reference answered {expect}")
+    try:
+        Scenario.from_json(scenario)
+    except ScenarioError as error:
+        if names not in str(error):
+            raise FactFailure(f"the error {str(error)!r} does not name {names!r}") from None
+
+
+def engine_vector(
+    vector_id: str,
+    description: str,
+    spec: Sequence[str],
+    tags: Sequence[str],
+    scenario: Any,
+    facts: Sequence[Mapping[str, Any]],
+) -> Vector:
+    """An engine vector built by the reference, its facts checked (BuildError if one fails)."""
+    vector = build.build_engine_vector(vector_id, description, spec, tags, scenario, facts)
+    check_facts(vector_id, facts, scenario, vector.steps[0].expect)
+    return vector
+
+
+# -- the brief's scenarios ------------------------------------------------------------
+
+
+def scenario_vector(entry: Mapping[str, Any]) -> Vector:
+    """One entry of the brief's table as a vector (``engine-scenarios/i-01-...``)."""
+    scenario = cast(Mapping[str, Any], entry["scenario"])
+    name = slug(str(scenario["id"]).replace("/", " ") + " " + str(entry["title"]))
+    brief = str(entry["brief"])
+    return engine_vector(
+        f"{SCENARIOS_FAMILY}/{name}",
+        f"brief {scenario['id']}: {entry['title']}",
+        cast(list[str], entry["spec"]),
+        ["brief", slug(brief)],
+        scenario,
+        cast(list[Mapping[str, Any]], entry["facts"]),
+    )
+
+
+def scenarios_file() -> VectorFile:
+    return VectorFile(
+        "curated",
+        SCENARIOS_FAMILY,
+        "the brief's engine scenarios (58 rows, two with two variants), "
+        "expectations from the reference engine, checked against the brief's facts",
+        [scenario_vector(entry) for entry in SCENARIOS],
+    )
+
+
+# -- bad input ------------------------------------------------------------------------
+
+RISKY: Final = {"name": "risky", "kind": "approval"}
+
+
+def _scenario(name: str, **members: Any) -> dict[str, Any]:
+    return {"id": f"bad-input/{name}", "doomLoop": True, **members}
+
+
+def _end(at: str, value: Any, run: int = 0) -> dict[str, Any]:
+    return {"kind": "end", "run": run, "at": at, "equals": value}
+
+
+def _rejected(names: str) -> dict[str, Any]:
+    return {"kind": BAD_SCENARIO, "names": names}
+
+
+BAD_INPUT: Final[list[dict[str, Any]]] = [
+    {
+        "name": "script-exhausted-mid-run",
+        "description": "the scripted model has no response for the follow-up dispatch: "
+        "the run ends with error script-exhausted naming dispatch 1",
+        "spec": ["ENG-20"],
+        "scenario": _scenario(
+            "script-exhausted-mid-run",
+            tools=[{"name": "read"}],
+            runs=[fresh([turn(call("read", {}, "c1"))])],
+        ),
+        "fact": _end("/error", {"kind": "script-exhausted", "dispatch": 1}),
+    },
+    {
+        "name": "script-empty",
+        "description": "a scripted model with no response at all fails dispatch 0",
+        "spec": ["ENG-20"],
+        "scenario": _scenario("script-empty", runs=[fresh([])]),
+        "fact": _end("/error", {"kind": "script-exhausted", "dispatch": 0}),
+    },
+    {
+        "name": "script-exhausted-session-end-error",
+        "description": "an exhausted script ends the run with SessionEnd reason error",
+        "spec": ["ENG-20"],
+        "scenario": _scenario(
+            "script-exhausted-session-end-error",
+            tools=[{"name": "read"}],
+            runs=[fresh([turn(call("read", {}, "c1"))])],
+        ),
+        "fact": {"kind": "sessionEnd", "run": 0, "equals": ["error"]},
+    },
+    {
+        "name": "failing-tool-output",
+        "description": 'a tool body that fails answers its call with {"error": message} '
+        "in the next dispatch, and the run goes on",
+        "spec": ["ENG-21"],
+        "scenario": _scenario(
+            "failing-tool-output",
+            tools=[{"name": "flaky", "fails": "disk on fire"}],
+            runs=[fresh([turn(call("flaky", {}, "c1")), turn(text("ok"))])],
+        ),
+        "fact": {
+            "kind": "request",
+            "run": 0,
+            "dispatch": 1,
+            "at": "/input/-1/output",
+            "equals": '{"error":"disk on fire"}',
+        },
+    },
+    {
+        "name": "failing-tool-hook",
+        "description": "a tool body that fails emits PostToolUseFailure, not PostToolUse",
+        "spec": ["ENG-21"],
+        "scenario": _scenario(
+            "failing-tool-hook",
+            tools=[{"name": "flaky", "fails": "disk on fire"}],
+            runs=[fresh([turn(call("flaky", {}, "c1")), turn(text("ok"))])],
+        ),
+        "fact": {"kind": "hooks", "run": 0, "hook": "PostToolUseFailure", "count": 1},
+    },
+    {
+        "name": "approval-unknown-call-id",
+        "description": "an approval naming an unknown call id is ignored; "
+        "the known approved call runs",
+        "spec": ["ENG-22"],
+        "scenario": _scenario(
+            "approval-unknown-call-id",
+            tools=[RISKY],
+            runs=[
+                fresh([turn(call("risky", {"n": 1}, "r1"))]),
+                decide([turn(text("done"))], approve=["nope", "r1"]),
+            ],
+        ),
+        "fact": {"kind": "executions", "run": 1, "tool": "risky", "arguments": [{"n": 1}]},
+    },
+    {
+        "name": "approval-only-unknown-call-id",
+        "description": "a decision resume whose only approval names an unknown call id "
+        "runs no tool body",
+        "spec": ["ENG-22"],
+        "scenario": _scenario(
+            "approval-only-unknown-call-id",
+            tools=[RISKY],
+            runs=[
+                fresh([turn(call("risky", {"n": 1}, "r1"))]),
+                decide([turn(text("done"))], approve=["nope"]),
+            ],
+        ),
+        "fact": {"kind": "executions", "run": 1, "tool": "risky", "count": 0},
+    },
+    {
+        "name": "malformed-unknown-member",
+        "description": "a scenario member the format does not define is bad-scenario",
+        "spec": ["ENG-23"],
+        "scenario": {"id": "bad-input/malformed-unknown-member", "tool": [], "runs": []},
+        "fact": _rejected("unknown member"),
+    },
+    {
+        "name": "malformed-unknown-tool-kind",
+        "description": "a tool kind other than executable, approval, hitl, manual is bad-scenario",
+        "spec": ["ENG-23"],
+        "scenario": _scenario(
+            "malformed-unknown-tool-kind", tools=[{"name": "t", "kind": "robot"}], runs=[]
+        ),
+        "fact": _rejected("tools[0].kind"),
+    },
+    {
+        "name": "malformed-unknown-loop-key-function",
+        "description": "a loopKey function form naming no known function is bad-scenario",
+        "spec": ["ENG-23"],
+        "scenario": _scenario(
+            "malformed-unknown-loop-key-function",
+            tools=[{"name": "t", "loopKey": {"function": "guess"}}],
+            runs=[],
+        ),
+        "fact": _rejected("loopKey function"),
+    },
+    {
+        "name": "malformed-item-without-type",
+        "description": "a scripted output item without a type is bad-scenario",
+        "spec": ["ENG-23"],
+        "scenario": _scenario(
+            "malformed-item-without-type", runs=[fresh([{"output": [{"text": "hi"}]}])]
+        ),
+        "fact": _rejected("runs[0].model[0].output[0].type"),
+    },
+    {
+        "name": "malformed-call-without-call-id",
+        "description": "a scripted function_call without a callId is bad-scenario",
+        "spec": ["ENG-23"],
+        "scenario": _scenario(
+            "malformed-call-without-call-id",
+            runs=[fresh([{"output": [{"type": "function_call", "name": "t", "arguments": "{}"}]}])],
+        ),
+        "fact": _rejected("runs[0].model[0].output[0].callId"),
+    },
+    {
+        "name": "malformed-run-neither-fresh-nor-decision",
+        "description": "a run with neither input (fresh turn) nor decisions is bad-scenario",
+        "spec": ["ENG-23"],
+        "scenario": _scenario("malformed-run-neither-fresh-nor-decision", runs=[{"model": []}]),
+        "fact": _rejected("runs[0]"),
+    },
+]
+"""The bad-input cases: one fact each (``fact``), the statement it pins (``spec``)."""
+
+
+def bad_input_file() -> VectorFile:
+    return VectorFile(
+        "curated",
+        BAD_INPUT_FAMILY,
+        "bad input to the engine (ENG-20 to ENG-23): exhausted scripts, failing tools, "
+        "decisions naming unknown calls, malformed scenarios",
+        [
+            engine_vector(
+                f"{BAD_INPUT_FAMILY}/{case['name']}",
+                case["description"],
+                case["spec"],
+                ["bad-input"],
+                case["scenario"],
+                [case["fact"]],
+            )
+            for case in BAD_INPUT
+        ],
+    )
+
+
+def curated_files() -> list[VectorFile]:
+    """The curated engine files, in manifest order."""
+    return [scenarios_file(), bad_input_file()]
