@@ -8,8 +8,8 @@ committed vectors alone, not the unit tests. Two judges, one per job:
 * :func:`engine_judge`: every engine vector (``scenario``, spec §15.1.4)
   through the reference engine: ``run_scenario(...).to_json()`` or, for a
   malformed scenario, ``{"error": "bad-scenario"}`` (ENG-23), compared with
-  the vector's ``expect``; each run's ``warnings`` is compared by length only
-  (informative, ENG-108).
+  the vector's ``expect`` as the conformance runner compares it (each run's
+  ``warnings`` by length only, ENG-108).
 
 Run on its own it replays everything once and prints the time it took::
 
@@ -29,7 +29,7 @@ from __future__ import annotations
 import json
 import sys
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -43,7 +43,7 @@ Prepared = list[
 """Per vector: (id, option, initialState, [(op, request, expect, expect text)], features)."""
 
 EnginePrepared = list[tuple[str, Any, Any, str]]
-"""Per engine vector: (id, scenario, comparable expect, its text)."""
+"""Per engine vector: (id, scenario, expect, its text)."""
 
 _ABSENT = object()
 
@@ -169,32 +169,17 @@ def first_mismatch(prepared: Prepared) -> str | None:
 
 
 def engine_outcome(scenario: Any) -> dict[str, Any]:
-    """What an engine vector expects for ``scenario``: the transcript, or the
-    ``bad-scenario`` error of a malformed one (ENG-23). Imports the engine at
-    call time, so that a process that has just swapped an engine module in runs
-    the swap."""
-    from doomloop_kit.engine import Scenario, ScenarioError, run_scenario
+    """What an engine vector expects for ``scenario``: the oracle's ``runScenario``
+    (the transcript), or the ``bad-scenario`` error of a malformed scenario (ENG-23).
+    The oracle imports the engine at call time, so that a process that has just
+    swapped an engine module in runs the swap."""
+    from doomloop_kit.generators.build import expected_error
+    from doomloop_kit.vectorset import oracle
 
     try:
-        return {"result": run_scenario(Scenario.from_json(scenario)).to_json()}
-    except ScenarioError:
-        return {"error": "bad-scenario"}
-
-
-def comparable(expect: Any) -> Any:
-    """``expect`` with each run's ``warnings`` replaced by its length: the
-    warnings are informative and compared by count only (ENG-15, ENG-108)."""
-    result = expect.get("result") if isinstance(expect, Mapping) else None
-    if not isinstance(result, Mapping) or not isinstance(result.get("runs"), list):
-        return expect
-    runs: list[Any] = result["runs"]
-    counted = [
-        {**run, "warnings": len(run["warnings"])}
-        if isinstance(run, Mapping) and isinstance(run.get("warnings"), list)
-        else run
-        for run in runs
-    ]
-    return {**expect, "result": {**result, "runs": counted}}
+        return {"result": oracle.FUNCTION_OPS[oracle.ENGINE_OP]({"scenario": scenario})}
+    except oracle.OpError as error:
+        return expected_error(error)
 
 
 def load_engine(root: Path = VECTORS) -> EnginePrepared:
@@ -205,28 +190,35 @@ def load_engine(root: Path = VECTORS) -> EnginePrepared:
 
 
 def prepare_engine(vectors: Iterable[tuple[str, Any, Any]]) -> EnginePrepared:
-    """(id, scenario, expect) triples, their comparable expectation serialised once."""
-    prepared: EnginePrepared = []
-    for vector_id, scenario, expect in vectors:
-        counted = comparable(expect)
-        prepared.append((vector_id, scenario, counted, _text(counted)))
-    return prepared
+    """(id, scenario, expect) triples, each expectation serialised once."""
+    return [(vector_id, scenario, expect, _text(expect)) for vector_id, scenario, expect in vectors]
 
 
 def first_engine_mismatch(prepared: EnginePrepared) -> str | None:
-    """Run every engine vector's scenario in order; the first mismatch, or None."""
+    """Run every engine vector's scenario in order; the first mismatch, or None.
+
+    As the conformance runner judges them: two transcripts by
+    :func:`~doomloop_kit.vectorset.transcripts.compare_transcripts` (run by run,
+    each run's ``warnings`` by length only, ENG-108), anything else by the
+    vector comparison rule; equal sorted JSON text is equal under both.
+    """
     from doomloop_kit.vectorset.files import compare
+    from doomloop_kit.vectorset.transcripts import compare_transcripts
 
     for vector_id, scenario, expect, expect_text in prepared:
-        actual = comparable(engine_outcome(scenario))
+        actual = engine_outcome(scenario)
         try:
             same = _text(actual) == expect_text
         except (TypeError, ValueError):
             same = False
-        if not same:
+        if same:
+            continue
+        if "result" in expect and "result" in actual:
+            differences = compare_transcripts(expect["result"], actual["result"])
+        else:
             differences = compare(expect, actual, "$.expect")
-            if differences:
-                return f"{vector_id}: {differences[0]}"
+        if differences:
+            return f"{vector_id}: {differences[0]}"
     return None
 
 
