@@ -663,6 +663,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--list", action="store_true", help="list the mutants and stop")
     parser.add_argument("--out", type=Path, help="where REPORT.md/results.json go")
     parser.add_argument(
+        "--retriage",
+        action="store_true",
+        help="run no mutant: re-read the last results.json, apply the current triage, "
+        "rewrite the report",
+    )
+    parser.add_argument(
         "--standin",
         action="store_true",
         help="engine only: judge by the brief's scenarios (no report unless --out)",
@@ -685,26 +691,40 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{mutant.key}  {mutant.code}")
         print(f"{len(mutants)} mutants; excluded {dict(excluded)}")
         return 0
-    judge = standin_judge() if args.standin else package.judge()
-    # Import everything the children re-use (jcs, parso's grammar) once, here.
-    from doomloop_kit.vectorset import files as _format  # noqa: F401
-    from doomloop_kit.vectorset import oracle as _oracle  # noqa: F401
+    out = args.out or package.out
+    if args.retriage:
+        last = json.loads((out / "results.json").read_text(encoding="utf-8"))
+        raw = replayed_results(last, mutants)
+        figures, workers = last["vectors"], last["workers"]
+        replay_seconds, timeout, wall = (
+            last["replaySeconds"],
+            last["timeoutSeconds"],
+            last["wallSeconds"],
+        )
+    else:
+        judge = standin_judge() if args.standin else package.judge()
+        figures, workers = judge.figures, args.workers
+        # Import everything the children re-use (jcs, parso's grammar) once, here.
+        from doomloop_kit.vectorset import files as _format  # noqa: F401
+        from doomloop_kit.vectorset import oracle as _oracle  # noqa: F401
 
-    mutated_source(mutants[0]) if mutants else None
+        mutated_source(mutants[0]) if mutants else None
 
-    clean = run_mutants([None], judge, 1, timeout=600, progress=False, package=package)[0]
-    if clean[1] != 0:
-        print(f"the unmutated {package.name} does not replay cleanly: {clean[2]}", file=sys.stderr)
-        return 2
-    replay_seconds = clean[3]
-    timeout = max(10.0, 10 * replay_seconds)
-    print(
-        f"{len(mutants)} mutants; clean replay {replay_seconds:.2f}s; timeout {timeout:.0f}s; "
-        f"{args.workers} workers",
-        file=sys.stderr,
-    )
-    raw = run_mutants(list(mutants), judge, args.workers, timeout, package=package)
-    wall = time.perf_counter() - started
+        clean = run_mutants([None], judge, 1, timeout=600, progress=False, package=package)[0]
+        if clean[1] != 0:
+            print(
+                f"the unmutated {package.name} does not replay cleanly: {clean[2]}", file=sys.stderr
+            )
+            return 2
+        replay_seconds = clean[3]
+        timeout = max(10.0, 10 * replay_seconds)
+        print(
+            f"{len(mutants)} mutants; clean replay {replay_seconds:.2f}s; timeout {timeout:.0f}s; "
+            f"{workers} workers",
+            file=sys.stderr,
+        )
+        raw = run_mutants(list(mutants), judge, workers, timeout, package=package)
+        wall = time.perf_counter() - started
 
     entries = load_equivalents(package.out / "equivalents.toml")
     order: dict[Mutant | None, int] = {m: i for i, m in enumerate(mutants)}
@@ -764,7 +784,7 @@ def main(argv: list[str] | None = None) -> int:
             "execution": "fork per mutant, mutated module served from memory",
         },
         "command": package.command,
-        "vectors": judge.figures,
+        "vectors": figures,
         "totals": {
             "mutants": len(outcomes),
             "killed": killed,
@@ -785,7 +805,7 @@ def main(argv: list[str] | None = None) -> int:
         "replaySeconds": round(replay_seconds, 3),
         "timeoutSeconds": timeout,
         "wallSeconds": round(wall, 1),
-        "workers": args.workers,
+        "workers": workers,
         "perModule": dict(sorted(per_module.items())),
     }
     print(
@@ -801,11 +821,37 @@ def main(argv: list[str] | None = None) -> int:
     for line in summary["staleTriage"]:
         print(f"  stale triage entry: {line}")
     if not no_write and not args.module:
-        write_outputs(summary, outcomes, args.out or package.out, package)
+        write_outputs(summary, outcomes, out, package)
     elif not no_write:
         print("(a --module run writes no report)", file=sys.stderr)
     triaged = counts["survived"] == 0 and not summary["staleTriage"]
     return 0 if score >= args.target and triaged else 1
+
+
+def replayed_results(
+    last: dict[str, Any], mutants: list[Mutant]
+) -> list[tuple[Mutant | None, int | None, str, float]]:
+    """The raw outcomes a report was made from, rebuilt from its ``results.json``
+    (``--retriage``): what killed a mutant is kept; every survivor is judged again
+    by the current triage file. Stops if the sources no longer have those mutants."""
+    by_key = {m.key: m for m in mutants}
+    columns = last["mutantsColumns"]
+    raw: list[tuple[Mutant | None, int | None, str, float]] = []
+    for row in last["mutants"]:
+        fields = dict(zip(columns, row, strict=True))
+        key = f"{fields['module']}:{fields['line']}:{fields['col']} {fields['operator']}"
+        if key not in by_key:
+            raise SystemExit(f"results.json names {key}, which the sources no longer have")
+        status, killer = fields["status"], fields["killedBy"]
+        code, message = {
+            "killed": (1, f"{killer}:"),
+            "crash": (2, f"replay crashed: {killer}:"),
+            "timeout": (None, killer),
+        }.get(status, (0, ""))
+        raw.append((by_key[key], code, message, 0.0))
+    if len(raw) != len(mutants):
+        raise SystemExit(f"results.json has {len(raw)} mutants, the sources {len(mutants)}")
+    return raw
 
 
 def standin_judge() -> replay.Judge:

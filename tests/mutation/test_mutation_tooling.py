@@ -147,6 +147,31 @@ def test_exclusions_cover_only_annotations_docstrings_and_aliases() -> None:
     assert not any(run._inside(body, span) for span in spans)
 
 
+def test_retriage_rebuilds_the_outcomes_a_report_was_made_from() -> None:
+    run.snapshot_sources(ENGINE)
+    mutants, _ = run.enumerate_mutants(["steer"], ENGINE)
+    assert len(mutants) >= 5
+    statuses = ["killed", "crash", "timeout", "equivalent", *["survived"] * (len(mutants) - 4)]
+    killers = ["engine-a/b", "KeyError", "no result within 10s", "", *[""] * (len(mutants) - 4)]
+    columns = ["module", "line", "col", "operator", "status", "killedBy"]
+    rows = [
+        [m.path, m.line, m.col, m.operator, status, killer]
+        for m, status, killer in zip(mutants, statuses, killers, strict=True)
+    ]
+    last = {"mutantsColumns": columns, "mutants": rows}
+    raw = run.replayed_results(last, mutants)
+    assert [code for _, code, _, _ in raw] == [1, 2, None, *[0] * (len(mutants) - 3)]
+    assert [ran for ran, _, _, _ in raw] == mutants
+    outcomes = [
+        run.Outcome(mutants[0], "killed", raw[0][2]),
+        run.Outcome(mutants[1], "crash", raw[1][2]),
+    ]
+    assert [run._killer(o) for o in outcomes] == ["engine-a/b", "KeyError"]
+    moved = {**last, "mutants": [[rows[0][0], rows[0][1] + 1000, *rows[0][2:]], *rows[1:]]}
+    with pytest.raises(SystemExit, match="no longer"):
+        run.replayed_results(moved, mutants)
+
+
 @pytest.mark.parametrize("package", sorted(run.PACKAGES))
 def test_triage_entries_are_well_formed(package: str) -> None:
     entries = run.load_equivalents(run.PACKAGES[package].out / "equivalents.toml")
