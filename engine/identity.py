@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import cast
 
 from doomloop_kit.reference import UNDEFINED, LoopKeyResolution, resolve_loop_key_material
+from doomloop_kit.reference.utf16 import JS_WHITESPACE
 
 from .loop_key_functions import ResolutionFault, build_loop_key
 from .scenario import ToolSpec
@@ -37,10 +38,11 @@ def _no_constants(name: str) -> object:
 def parse_arguments(raw: str) -> object:
     """The parsed arguments, or :class:`Malformed` (ENG-37, ENG-38).
 
-    Empty or whitespace-only text parses as ``{}``; ``NaN`` and ``Infinity``
-    are not JSON, as in JS.
+    Empty or whitespace-only text parses as ``{}``, whitespace being what JS
+    ``trim`` removes (TXT-04), not Python's set; ``NaN`` and ``Infinity`` are
+    not JSON, as in JS.
     """
-    if not raw.strip():
+    if not raw.strip(JS_WHITESPACE):
         return {}
     try:
         return cast(object, json.loads(raw, parse_constant=_no_constants))

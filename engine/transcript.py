@@ -8,13 +8,25 @@ state. ``to_json()`` gives the shape engine vectors compare.
 
 from __future__ import annotations
 
-import copy
+import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 
 def _frozen_json(value: object) -> object:
-    """A private deep copy: records never share mutable JSON with the engine."""
-    return copy.deepcopy(value)
+    """A private deep copy: records never share mutable JSON with the engine.
+
+    The copy is plain JSON as JS ``JSON.stringify`` writes it (ENG-105): a
+    non-finite number (arguments like ``1e400`` parse to Infinity) becomes
+    ``null``, so a transcript can always be written and compared.
+    """
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, Mapping):
+        return {key: _frozen_json(member) for key, member in value.items()}
+    if isinstance(value, list | tuple):
+        return [_frozen_json(member) for member in value]
+    return value
 
 
 @dataclass(frozen=True)
