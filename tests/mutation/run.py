@@ -91,10 +91,9 @@ class Package:
     def module(self) -> str:
         return f"doomloop_kit.{self.name}"
 
-    @property
-    def command(self) -> str:
-        """How the committed report was made."""
-        job, workers = ("", 2) if self.name == "reference" else (f" --package {self.name}", 1)
+    def command(self, workers: int) -> str:
+        """How a report was made."""
+        job = "" if self.name == "reference" else f" --package {self.name}"
         return f".venv/bin/python tests/mutation/run.py{job} --workers {workers}"
 
 
@@ -783,7 +782,7 @@ def main(argv: list[str] | None = None) -> int:
             "python": sys.version.split()[0],
             "execution": "fork per mutant, mutated module served from memory",
         },
-        "command": package.command,
+        "command": package.command(workers),
         "vectors": figures,
         "totals": {
             "mutants": len(outcomes),
