@@ -12,14 +12,9 @@ from __future__ import annotations
 from .brief import DONE, SAME, STUCK_20, WEB_SEARCH
 from .build import JsonObject, call, fresh, repeated_calls, scenario, text, turn
 
-
-def _rule(entry: JsonObject, rule: str) -> JsonObject:
-    return {**entry, "rule": rule}
-
-
 PINS: list[JsonObject] = [
-    _rule(
-        scenario(
+    {
+        **scenario(
             "P-01",
             "A tool result is sent as JS JSON.stringify writes it: arrays, literals, "
             "an integer past 2^53 as its double, 1e-7 in exponent form",
@@ -47,10 +42,10 @@ PINS: list[JsonObject] = [
             doomLoop=True,
             runs=[fresh([turn(call("lookup", {}, "c1")), DONE])],
         ),
-        "3.4",
-    ),
-    _rule(
-        scenario(
+        "rule": "3.4",
+    },
+    {
+        **scenario(
             "P-02",
             "A handler's block on a text verdict is applied as observe",
             ["ENG-94"],
@@ -59,10 +54,10 @@ PINS: list[JsonObject] = [
             doomLoop=True,
             runs=[fresh([turn(text(STUCK_20))])],
         ),
-        "5.3.3",
-    ),
-    _rule(
-        scenario(
+        "rule": "5.3.3",
+    },
+    {
+        **scenario(
             "P-03",
             "A handler registered for another tool is not run; one registered for the "
             "looping tool is",
@@ -76,10 +71,10 @@ PINS: list[JsonObject] = [
             doomLoop=True,
             runs=[fresh([*repeated_calls("web_search", SAME, 4), DONE])],
         ),
-        "5.1",
-    ),
-    _rule(
-        scenario(
+        "rule": "5.1",
+    },
+    {
+        **scenario(
             "P-04",
             "A handler whose payload condition does not hold is not run",
             ["ENG-91", "ENG-93"],
@@ -89,6 +84,6 @@ PINS: list[JsonObject] = [
             doomLoop=True,
             runs=[fresh([*repeated_calls("web_search", SAME, 4), DONE])],
         ),
-        "5.1, 5.3.1",
-    ),
+        "rule": "5.1, 5.3.1",
+    },
 ]
