@@ -95,7 +95,13 @@ def test_engine_mutant_is_reported_at_its_dispatch(tmp_path: Path) -> None:
     assert COMMITTED is not None
     file, vector = KILLERS["engine-dispatch-perturbed"]
     status, lines = support.run(
-        [str(COMMITTED / file), "-k", vector, "--port", support.mutant("engine-dispatch-perturbed")],
+        [
+            str(COMMITTED / file),
+            "-k",
+            vector,
+            "--port",
+            support.mutant("engine-dispatch-perturbed"),
+        ],
         tmp_path / "report.jsonl",
     )
     assert status == 1

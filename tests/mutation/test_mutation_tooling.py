@@ -154,11 +154,11 @@ def test_retriage_rebuilds_the_outcomes_a_report_was_made_from() -> None:
     statuses = ["killed", "crash", "timeout", "equivalent", *["survived"] * (len(mutants) - 4)]
     killers = ["engine-a/b", "KeyError", "no result within 10s", "", *[""] * (len(mutants) - 4)]
     columns = ["module", "line", "col", "operator", "status", "killedBy"]
-    rows = [
+    rows: list[list[Any]] = [
         [m.path, m.line, m.col, m.operator, status, killer]
         for m, status, killer in zip(mutants, statuses, killers, strict=True)
     ]
-    last = {"mutantsColumns": columns, "mutants": rows}
+    last: dict[str, Any] = {"mutantsColumns": columns, "mutants": rows}
     raw = run.replayed_results(last, mutants)
     assert [code for _, code, _, _ in raw] == [1, 2, None, *[0] * (len(mutants) - 3)]
     assert [ran for ran, _, _, _ in raw] == mutants
