@@ -80,7 +80,7 @@ class Package:
     name: str  # the directory in the checkout; imported as doomloop_kit.<name>
     out: Path  # REPORT.md, results.json and equivalents.toml
     judge: Callable[[], replay.Judge]
-    rebind: tuple[str, ...] = ()  # modules outside it that bind it at import (dir/stem)
+    rebind: tuple[str, ...] = ()  # what binds it at import: modules (dir/stem) or packages (dir)
     what: str = ""  # the report's sentence on what judges a mutant
 
     @property
@@ -102,7 +102,7 @@ PACKAGES = {
         "reference",
         HERE,
         replay.monitor_judge,
-        rebind=("vectorset/oracle",),
+        rebind=("vectorset/oracle", "engine"),  # the engine imports the reference
         what="replaying every committed monitor vector ({vectors} vectors, {steps} steps) "
         "through the mutated reference",
     ),
@@ -132,7 +132,11 @@ def snapshot_sources(package: Package = REFERENCE) -> None:
     for path in sorted(package.directory.glob("*.py")):
         source_of(f"{package.name}/{path.stem}")
     for key in package.rebind:
-        source_of(key)
+        if (REPO / key).is_dir():
+            for path in sorted((REPO / key).glob("*.py")):
+                source_of(f"{key}/{path.stem}")
+        else:
+            source_of(key)
 
 
 # -- what is mutated --------------------------------------------------------------
@@ -346,10 +350,12 @@ class _SnapshotFinder(importlib.abc.MetaPathFinder):
 
     def __init__(self, package: Package, mutated: str | None, code: str | None) -> None:
         self.mutated, self.code = mutated, code
-        self.keys = {_module_name(key): key for key in _SOURCES if key in package.rebind}
-        self.keys.update(
-            (_module_name(key), key) for key in _SOURCES if key.startswith(package.name + "/")
-        )
+        served = (package.name, *package.rebind)
+        self.keys = {
+            _module_name(key): key
+            for key in _SOURCES
+            if key in served or key.rpartition("/")[0] in served
+        }
 
     def find_spec(self, fullname: str, path: Any, target: Any = None) -> Any:
         key = self.keys.get(fullname)

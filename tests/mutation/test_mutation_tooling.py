@@ -58,6 +58,21 @@ def test_clean_replay_and_an_obvious_mutant(judge: replay.Judge) -> None:
     assert "/" in message.split(":", 1)[0]  # names the vector that failed
 
 
+def test_the_reference_job_reimports_the_engine_over_the_swapped_reference() -> None:
+    """An engine vector replayed by the reference job must run on the mutated reference."""
+    import doomloop_kit.engine.actions  # noqa: F401  (the parent binds the engine first)
+
+    def bound() -> str | None:
+        from doomloop_kit import reference
+        from doomloop_kit.engine import actions
+
+        return None if actions.DoomLoopMonitor is reference.DoomLoopMonitor else "stale engine"
+
+    run.snapshot_sources()
+    results = run.run_mutants([None], replay.Judge(bound, {}), 1, timeout=60, progress=False)
+    assert [(code, message) for _, code, message, _ in results] == [(0, "")]
+
+
 # -- the engine job -------------------------------------------------------------------
 
 
