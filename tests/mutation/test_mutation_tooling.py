@@ -66,7 +66,11 @@ def test_the_reference_job_reimports_the_engine_over_the_swapped_reference() -> 
         from doomloop_kit import reference
         from doomloop_kit.engine import actions
 
-        return None if actions.DoomLoopMonitor is reference.DoomLoopMonitor else "stale engine"
+        return (
+            None
+            if vars(actions)["DoomLoopMonitor"] is reference.DoomLoopMonitor
+            else "stale engine"
+        )
 
     run.snapshot_sources()
     results = run.run_mutants([None], replay.Judge(bound, {}), 1, timeout=60, progress=False)
