@@ -7,6 +7,12 @@ were written by hand from the brief, independently of the engine; a vector
 is written only when every fact holds on that transcript, which is why the
 expectation can be trusted (a fact that fails stops the regeneration).
 
+``engine-statements``: the rules of the brief its table leaves without a
+scenario (:data:`~.engine_scenarios.statements.STATEMENTS`), and
+``engine-pins``: behaviours the engine's mutation job found no vector
+pinning (:data:`~.engine_scenarios.pins.PINS`); both as ``engine-scenarios``,
+their facts taken from the brief's rules.
+
 ``engine-bad-input``: the defined outcomes of bad input (ENG-20 to ENG-23),
 one fact per vector; a malformed scenario is expected to be answered with
 the error ``bad-scenario`` and its fact names the part the reference's
@@ -26,9 +32,13 @@ from . import build
 from .engine_scenarios.brief import SCENARIOS
 from .engine_scenarios.build import call, decide, fresh, text, turn
 from .engine_scenarios.facts import FactFailure, check_fact
+from .engine_scenarios.pins import PINS
+from .engine_scenarios.statements import STATEMENTS
 
 SCENARIOS_FAMILY: Final = "engine-scenarios"
 BAD_INPUT_FAMILY: Final = "engine-bad-input"
+STATEMENTS_FAMILY: Final = "engine-statements"
+PINS_FAMILY: Final = "engine-pins"
 BAD_SCENARIO: Final = "bad-scenario"
 """The fact kind of a malformed scenario: ``names`` is a part the error message names."""
 
@@ -88,16 +98,18 @@ def engine_vector(
 # -- the brief's scenarios ------------------------------------------------------------
 
 
-def scenario_vector(entry: Mapping[str, Any]) -> Vector:
-    """One entry of the brief's table as a vector (``engine-scenarios/i-01-...``)."""
+def scenario_vector(entry: Mapping[str, Any], family: str = SCENARIOS_FAMILY) -> Vector:
+    """One entry of the brief's table as a vector (``engine-scenarios/i-01-...``); an
+    entry pinning one of the brief's rules (``rule``) says so in its description."""
     scenario = cast(Mapping[str, Any], entry["scenario"])
     name = slug(str(scenario["id"]).replace("/", " ") + " " + str(entry["title"]))
     brief = str(entry["brief"])
+    origin = f"brief rule {entry['rule']}," if "rule" in entry else "brief"
     return engine_vector(
-        f"{SCENARIOS_FAMILY}/{name}",
-        f"brief {scenario['id']}: {entry['title']}",
+        f"{family}/{name}",
+        f"{origin} {scenario['id']}: {entry['title']}",
         cast(list[str], entry["spec"]),
-        ["brief", slug(brief)],
+        ["rule" if "rule" in entry else "brief", slug(brief)],
         scenario,
         cast(list[Mapping[str, Any]], entry["facts"]),
     )
@@ -110,6 +122,26 @@ def scenarios_file() -> VectorFile:
         "the brief's engine scenarios (58 rows, two with two variants), "
         "expectations from the reference engine, checked against the brief's facts",
         [scenario_vector(entry) for entry in SCENARIOS],
+    )
+
+
+def statements_file() -> VectorFile:
+    return VectorFile(
+        "curated",
+        STATEMENTS_FAMILY,
+        "rules of the brief its scenario table leaves without a scenario, "
+        "expectations from the reference engine, checked against the rules' facts",
+        [scenario_vector(entry, STATEMENTS_FAMILY) for entry in STATEMENTS],
+    )
+
+
+def pins_file() -> VectorFile:
+    return VectorFile(
+        "curated",
+        PINS_FAMILY,
+        "behaviours no other engine vector pinned (found by the engine's mutation job), "
+        "one fact each, expectations from the reference engine, checked against the fact",
+        [scenario_vector(entry, PINS_FAMILY) for entry in PINS],
     )
 
 
@@ -343,4 +375,4 @@ def bad_input_file() -> VectorFile:
 
 def curated_files() -> list[VectorFile]:
     """The curated engine files, in manifest order."""
-    return [scenarios_file(), bad_input_file()]
+    return [scenarios_file(), bad_input_file(), statements_file(), *([pins_file()] if PINS else [])]

@@ -58,7 +58,8 @@ def test_every_cited_statement_exists() -> None:
 
 def test_scenarios_are_plain_json_data() -> None:
     """What a vector file will store: no code, no tuples, nothing JSON cannot carry."""
+    from doomloop_kit.generators.engine_scenarios.pins import PINS
     from doomloop_kit.generators.engine_scenarios.statements import STATEMENTS
 
-    for entry in [*SCENARIOS, *STATEMENTS]:
+    for entry in [*SCENARIOS, *STATEMENTS, *PINS]:
         assert json.loads(json.dumps(entry)) == entry

@@ -1,11 +1,20 @@
-"""Fast replay of every committed vector through the reference, stopping at the first mismatch.
+"""Fast replay of the committed vectors, stopping at the first mismatch.
 
-The "test" of a mutant in the mutation job (``tests/mutation/run.py``): it is
-the committed vectors alone, not the unit tests. Run on its own it replays
-everything once and prints the time it took::
+The "test" of a mutant in the mutation jobs (``tests/mutation/run.py``): the
+committed vectors alone, not the unit tests. Two judges, one per job:
 
-    .venv/bin/python tests/mutation/replay.py        # exit 0: every step matches
-                                                      # exit 1: the first mismatch, named
+* :func:`monitor_judge`: every monitor vector (``steps``) through the
+  reference, as ``tests/test_vector_replay.py`` replays them;
+* :func:`engine_judge`: every engine vector (``scenario``, spec §15.1.4)
+  through the reference engine: ``run_scenario(...).to_json()`` or, for a
+  malformed scenario, ``{"error": "bad-scenario"}`` (ENG-23), compared with
+  the vector's ``expect`` as the conformance runner compares it (each run's
+  ``warnings`` by length only, ENG-108).
+
+Run on its own it replays everything once and prints the time it took::
+
+    .venv/bin/python tests/mutation/replay.py           # exit 0: every step matches
+    .venv/bin/python tests/mutation/replay.py --engine  # exit 1: the first mismatch, named
 
 It is the replay of ``tests/test_vector_replay.py`` made cheap: files are
 read once without the schema check (the test suite checks the schema), the
@@ -20,7 +29,8 @@ from __future__ import annotations
 import json
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -32,23 +42,39 @@ Prepared = list[
 ]
 """Per vector: (id, option, initialState, [(op, request, expect, expect text)], features)."""
 
+EnginePrepared = list[tuple[str, Any, Any, str]]
+"""Per engine vector: (id, scenario, expect, its text)."""
+
 _ABSENT = object()
+
+
+@dataclass(frozen=True)
+class Judge:
+    """One job's vectors, loaded once: ``replay()`` gives the first mismatch or None."""
+
+    replay: Callable[[], str | None]
+    figures: dict[str, int]
 
 
 def _text(value: Any) -> str:
     return json.dumps(value, sort_keys=True, ensure_ascii=True, allow_nan=True)
 
 
-def load(root: Path = VECTORS) -> Prepared:
+def _vectors(root: Path) -> Iterable[dict[str, Any]]:
     """Every vector the manifest lists, in manifest order (curated files first)."""
     manifest = json.loads((root / "manifest.json").read_text(encoding="utf-8"))
-    prepared: Prepared = []
     for entry in manifest["files"]:
         data = json.loads((root / entry["path"]).read_text(encoding="utf-8"))
-        for vector in data["vectors"]:
+        yield from data["vectors"]
+
+
+def load(root: Path = VECTORS) -> Prepared:
+    """Every monitor vector (one with ``steps``; engine vectors have a ``scenario``)."""
+    prepared: Prepared = []
+    for vector in _vectors(root):
+        if "steps" in vector:
             steps = []
-            engine = {"op": "runScenario", "scenario": vector.get("scenario")}  # an engine vector
-            for step in vector.get("steps") or [{**engine, "expect": vector.get("expect")}]:
+            for step in vector["steps"]:
                 request = {k: v for k, v in step.items() if k != "expect"}
                 steps.append((step["op"], request, step["expect"], _text(step["expect"])))
             prepared.append(
@@ -61,6 +87,15 @@ def load(root: Path = VECTORS) -> Prepared:
                 )
             )
     return prepared
+
+
+def monitor_judge(root: Path = VECTORS) -> Judge:
+    """The reference job's judge: every monitor vector, step by step."""
+    prepared = load(root)
+    return Judge(
+        lambda: first_mismatch(prepared),
+        {"vectors": len(prepared), "steps": sum(len(v[3]) for v in prepared)},
+    )
 
 
 def first_mismatch(prepared: Prepared) -> str | None:
@@ -76,7 +111,6 @@ def first_mismatch(prepared: Prepared) -> str | None:
     function_ops: dict[str, Callable[..., Any]] = oracle.FUNCTION_OPS
     from doomloop_kit.generators.build import (
         DECLARED_ONLY_FEATURES,
-        PLAIN_JSON_FEATURES,
         expected_error,
     )
     from doomloop_kit.reference.wire import features_of, uses_js_coercion
@@ -92,10 +126,7 @@ def first_mismatch(prepared: Prepared) -> str | None:
                 needed |= features_of(value)
         if option is not _ABSENT and uses_js_coercion({"op": "create", "option": option}):
             needed.add("js-coercion")
-        for op, request, _, _ in steps:
-            if op == "runScenario":  # a plain-JSON scenario (build.features_of_transcript)
-                needed |= {"engine"} | (features_of(request["scenario"]) & PLAIN_JSON_FEATURES)
-                continue
+        for _op, request, _, _ in steps:
             for name, value in request.items():
                 if name != "op":
                     needed |= features_of(value)
@@ -137,20 +168,81 @@ def first_mismatch(prepared: Prepared) -> str | None:
     return None
 
 
-def main() -> int:
+# -- engine vectors (spec §15.1.4) ---------------------------------------------------
+
+
+def engine_outcome(scenario: Any) -> dict[str, Any]:
+    """What an engine vector expects for ``scenario``: the oracle's ``runScenario``
+    (the transcript), or the ``bad-scenario`` error of a malformed scenario (ENG-23).
+    The oracle imports the engine at call time, so that a process that has just
+    swapped an engine module in runs the swap."""
+    from doomloop_kit.generators.build import expected_error
+    from doomloop_kit.vectorset import oracle
+
+    try:
+        return {"result": oracle.FUNCTION_OPS[oracle.ENGINE_OP]({"scenario": scenario})}
+    except oracle.OpError as error:
+        return expected_error(error)
+
+
+def load_engine(root: Path = VECTORS) -> EnginePrepared:
+    """Every engine vector (one with a ``scenario``), in manifest order."""
+    return prepare_engine(
+        (v["id"], v["scenario"], v["expect"]) for v in _vectors(root) if "scenario" in v
+    )
+
+
+def prepare_engine(vectors: Iterable[tuple[str, Any, Any]]) -> EnginePrepared:
+    """(id, scenario, expect) triples, each expectation serialised once."""
+    return [(vector_id, scenario, expect, _text(expect)) for vector_id, scenario, expect in vectors]
+
+
+def first_engine_mismatch(prepared: EnginePrepared) -> str | None:
+    """Run every engine vector's scenario in order; the first mismatch, or None.
+
+    As the conformance runner judges them: two transcripts by
+    :func:`~doomloop_kit.vectorset.transcripts.compare_transcripts` (run by run,
+    each run's ``warnings`` by length only, ENG-108), anything else by the
+    vector comparison rule; equal sorted JSON text is equal under both.
+    """
+    from doomloop_kit.vectorset.files import compare
+    from doomloop_kit.vectorset.transcripts import compare_transcripts
+
+    for vector_id, scenario, expect, expect_text in prepared:
+        actual = engine_outcome(scenario)
+        try:
+            same = _text(actual) == expect_text
+        except (TypeError, ValueError):
+            same = False
+        if same:
+            continue
+        if "result" in expect and "result" in actual:
+            differences = compare_transcripts(expect["result"], actual["result"])
+        else:
+            differences = compare(expect, actual, "$.expect")
+        if differences:
+            return f"{vector_id}: {differences[0]}"
+    return None
+
+
+def engine_judge(prepared: EnginePrepared) -> Judge:
+    """The engine job's judge: every engine vector's transcript."""
+    runs = sum(len(expect["result"]["runs"]) for _, _, expect, _ in prepared if "result" in expect)
+    return Judge(lambda: first_engine_mismatch(prepared), {"vectors": len(prepared), "runs": runs})
+
+
+def main(argv: list[str] | None = None) -> int:
+    engine = "--engine" in (sys.argv[1:] if argv is None else argv)
     started = time.perf_counter()
-    prepared = load()
+    judge = engine_judge(load_engine()) if engine else monitor_judge()
     loaded = time.perf_counter()
-    problem = first_mismatch(prepared)
+    problem = judge.replay()
     done = time.perf_counter()
-    steps = sum(len(v[3]) for v in prepared)
+    figures = ", ".join(f"{value} {name}" for name, value in judge.figures.items())
     if problem is not None:
         print(f"MISMATCH {problem}")
         return 1
-    print(
-        f"{len(prepared)} vectors, {steps} steps: all match "
-        f"(load {loaded - started:.2f}s, replay {done - loaded:.2f}s)"
-    )
+    print(f"{figures}: all match (load {loaded - started:.2f}s, replay {done - loaded:.2f}s)")
     return 0
 
 

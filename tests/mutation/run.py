@@ -1,6 +1,15 @@
-"""Mutation testing of the Python reference against the committed vectors alone.
+"""Mutation testing of the Python reference or engine against the committed vectors alone.
 
     .venv/bin/python tests/mutation/run.py [--workers 2] [--module monitor] [--no-write]
+    .venv/bin/python tests/mutation/run.py --package engine [--workers 1] [--standin]
+
+Two jobs, one machinery (:data:`PACKAGES`): ``--package reference`` (the
+default) mutates ``reference/`` and judges each mutant by every monitor
+vector; ``--package engine`` mutates ``engine/`` and judges each mutant by
+every engine vector (spec §15.1.4: the scenario's transcript, warnings by
+count). ``--standin`` (engine only) judges by the brief's scenarios instead,
+expected = the unmutated engine's transcripts: for development before engine
+vectors are committed; it writes no report.
 
 Mutants come from Cosmic Ray's operators (``cosmic_ray.plugins``: every
 operator that takes no arguments, occurrence by occurrence, exactly as
@@ -26,7 +35,9 @@ they are never evaluated), module-level type aliases (``X = Literal[...]``,
 ``Callable[...]``, unions of those), ``__repr__`` methods, ``__all__`` and
 ``if TYPE_CHECKING:`` blocks.
 
-Writes ``tests/mutation/REPORT.md`` and ``tests/mutation/results.json``.
+Writes ``REPORT.md`` and ``results.json`` in ``tests/mutation/`` (the
+reference) or ``tests/mutation/engine/`` (the engine); each job has its own
+triage file there (``equivalents.toml``).
 Exit status: 0 when the score meets ``--target`` (default 0.95) and every
 survivor is triaged, else 1.
 """
@@ -48,38 +59,84 @@ import tempfile
 import time
 import tomllib
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]
-REFERENCE = REPO / "reference"
-PACKAGE = "doomloop_kit.reference"
 sys.path.insert(0, str(HERE))
 
 import replay  # noqa: E402
 
 TYPE_NAMES = {"Literal", "Callable", "TypeVar", "TypeAlias", "Union", "Optional"}
 
-ORACLE = "doomloop_kit.vectorset.oracle"
-ORACLE_PATH = REPO / "vectorset" / "oracle.py"
+
+@dataclass(frozen=True)
+class Package:
+    """What one job mutates, where its report and triage live, and what judges it."""
+
+    name: str  # the directory in the checkout; imported as doomloop_kit.<name>
+    out: Path  # REPORT.md, results.json and equivalents.toml
+    judge: Callable[[], replay.Judge]
+    rebind: tuple[str, ...] = ()  # what binds it at import: modules (dir/stem) or packages (dir)
+    what: str = ""  # the report's sentence on what judges a mutant
+
+    @property
+    def directory(self) -> Path:
+        return REPO / self.name
+
+    @property
+    def module(self) -> str:
+        return f"doomloop_kit.{self.name}"
+
+    def command(self, workers: int) -> str:
+        """How a report was made."""
+        job = "" if self.name == "reference" else f" --package {self.name}"
+        return f".venv/bin/python tests/mutation/run.py{job} --workers {workers}"
+
+
+PACKAGES = {
+    "reference": Package(
+        "reference",
+        HERE,
+        replay.monitor_judge,
+        rebind=("vectorset/oracle", "engine"),  # the engine imports the reference
+        what="replaying every committed monitor vector ({vectors} vectors, {steps} steps) "
+        "through the mutated reference",
+    ),
+    "engine": Package(
+        "engine",
+        HERE / "engine",
+        lambda: replay.engine_judge(replay.load_engine()),
+        what="running every committed engine vector's scenario ({vectors} vectors, {runs} "
+        "runs) through the mutated engine and comparing its transcript with the vector's "
+        "(each run's `warnings` by count only, ENG-108)",
+    ),
+}
+REFERENCE = PACKAGES["reference"]
 
 _SOURCES: dict[str, str] = {}
-"""The reference's sources (module stem -> text), read once: every child imports
-these, never the files, so an edit of the tree during a run cannot mix versions."""
+"""The sources a job imports ("reference/monitor" -> text), read once: every child
+imports these, never the files, so an edit of the tree during a run cannot mix versions."""
 
 
-def source_of(module: str) -> str:
-    if module not in _SOURCES:
-        _SOURCES[module] = (REFERENCE / f"{module}.py").read_text(encoding="utf-8")
-    return _SOURCES[module]
+def source_of(key: str) -> str:
+    if key not in _SOURCES:
+        _SOURCES[key] = (REPO / f"{key}.py").read_text(encoding="utf-8")
+    return _SOURCES[key]
 
 
-def snapshot_sources() -> None:
-    for path in sorted(REFERENCE.glob("*.py")):
-        source_of(path.stem)
-    _SOURCES["<oracle>"] = ORACLE_PATH.read_text(encoding="utf-8")
+def snapshot_sources(package: Package = REFERENCE) -> None:
+    for path in sorted(package.directory.glob("*.py")):
+        source_of(f"{package.name}/{path.stem}")
+    for key in package.rebind:
+        if (REPO / key).is_dir():
+            for path in sorted((REPO / key).glob("*.py")):
+                source_of(f"{key}/{path.stem}")
+        else:
+            source_of(key)
 
 
 # -- what is mutated --------------------------------------------------------------
@@ -94,10 +151,16 @@ class Mutant:
     col: int
     end: tuple[int, int]
     code: str  # the original line, stripped
+    package: str = "reference"
+
+    @property
+    def source(self) -> str:
+        """The key of its module's source ("reference/monitor")."""
+        return f"{self.package}/{self.module}"
 
     @property
     def path(self) -> str:
-        return f"reference/{self.module}.py"
+        return f"{self.source}.py"
 
     @property
     def key(self) -> str:
@@ -192,7 +255,9 @@ def _inside(position: tuple[int, int], span: tuple[tuple[int, int], tuple[int, i
     return start <= position < end
 
 
-def enumerate_mutants(modules: list[str] | None = None) -> tuple[list[Mutant], Counter[str]]:
+def enumerate_mutants(
+    modules: list[str] | None = None, package: Package = REFERENCE
+) -> tuple[list[Mutant], Counter[str]]:
     """Every mutant Cosmic Ray's no-argument operators make, minus the excluded regions."""
     import cosmic_ray.plugins
     from cosmic_ray.ast import ast_nodes, get_ast
@@ -204,10 +269,10 @@ def enumerate_mutants(modules: list[str] | None = None) -> tuple[list[Mutant], C
             operators.append((name, operator_class()))
     mutants: list[Mutant] = []
     excluded: Counter[str] = Counter()
-    for path in sorted(REFERENCE.glob("*.py")):
+    for path in sorted(package.directory.glob("*.py")):
         if modules and path.stem not in modules:
             continue
-        source = source_of(path.stem)
+        source = source_of(f"{package.name}/{path.stem}")
         lines = source.splitlines()
         spans = excluded_spans(source)
         tree = get_ast(source)
@@ -231,6 +296,7 @@ def enumerate_mutants(modules: list[str] | None = None) -> tuple[list[Mutant], C
                         start[1],
                         tuple(end),
                         lines[start[0] - 1].strip(),
+                        package.name,
                     )
                 )
     return mutants, excluded
@@ -241,7 +307,7 @@ def mutated_source(mutant: Mutant) -> str | None:
     from cosmic_ray.mutating import mutate_code
 
     operator = cosmic_ray.plugins.get_operator(mutant.operator)()
-    result: str | None = mutate_code(source_of(mutant.module), operator, mutant.occurrence)
+    result: str | None = mutate_code(source_of(mutant.source), operator, mutant.occurrence)
     return result
 
 
@@ -250,7 +316,7 @@ def mutated_line(mutant: Mutant) -> str:
     code = mutated_source(mutant)
     if code is None:
         return "(no mutation)"
-    original = source_of(mutant.module).splitlines()
+    original = source_of(mutant.source).splitlines()
     added = [
         line[1:].strip()
         for line in difflib.unified_diff(original, code.splitlines(), lineterm="", n=0)
@@ -274,44 +340,52 @@ class _SourceLoader(importlib.abc.Loader):
         exec(compile(self.code, self.origin, "exec"), module.__dict__)
 
 
-class _SnapshotFinder(importlib.abc.MetaPathFinder):
-    """Serves the reference (one module possibly mutated) and the oracle from memory."""
+def _module_name(key: str) -> str:
+    """ "engine/run" -> "doomloop_kit.engine.run"; "engine/__init__" -> "doomloop_kit.engine"."""
+    return "doomloop_kit." + key.removesuffix("/__init__").replace("/", ".")
 
-    def __init__(self, mutated: str | None, code: str | None) -> None:
+
+class _SnapshotFinder(importlib.abc.MetaPathFinder):
+    """Serves the package (one module possibly mutated) and what binds it from memory."""
+
+    def __init__(self, package: Package, mutated: str | None, code: str | None) -> None:
         self.mutated, self.code = mutated, code
+        served = (package.name, *package.rebind)
+        self.keys = {
+            _module_name(key): key
+            for key in _SOURCES
+            if key in served or key.rpartition("/")[0] in served
+        }
 
     def find_spec(self, fullname: str, path: Any, target: Any = None) -> Any:
-        if fullname == ORACLE and "<oracle>" in _SOURCES:
-            origin, code, package = str(ORACLE_PATH), _SOURCES["<oracle>"], False
-        elif fullname == PACKAGE or fullname.startswith(PACKAGE + "."):
-            stem = "__init__" if fullname == PACKAGE else fullname[len(PACKAGE) + 1 :]
-            if stem not in _SOURCES:
-                return None
-            origin, package = str(REFERENCE / f"{stem}.py"), stem == "__init__"
-            code = self.code if stem == self.mutated and self.code is not None else _SOURCES[stem]
-        else:
+        key = self.keys.get(fullname)
+        if key is None:
             return None
+        origin = str(REPO / f"{key}.py")
+        code = self.code if key == self.mutated and self.code is not None else _SOURCES[key]
+        init = key.endswith("/__init__")
         return importlib.util.spec_from_file_location(
             fullname,
             origin,
             loader=_SourceLoader(code, origin),
-            submodule_search_locations=[str(REFERENCE)] if package else None,
+            submodule_search_locations=[str(Path(origin).parent)] if init else None,
         )
 
 
-def _swap_in(module: str | None, code: str | None) -> None:
-    """Forget the reference and the oracle; re-import them from the snapshot, with
-    ``module`` replaced by ``code``."""
+def _swap_in(package: Package, mutated: str | None, code: str | None) -> None:
+    """Forget the package and the modules that bind it; re-import them from the
+    snapshot, with the module ``mutated`` ("engine/run") replaced by ``code``."""
+    finder = _SnapshotFinder(package, mutated, code)
     for name in list(sys.modules):
-        if name.startswith(PACKAGE) or name == ORACLE:
+        if name in finder.keys:
             del sys.modules[name]
             parent, _, child = name.rpartition(".")
             if parent in sys.modules and hasattr(sys.modules[parent], child):
                 delattr(sys.modules[parent], child)  # `from pkg import mod` reads this first
-    sys.meta_path.insert(0, _SnapshotFinder(module, code))
+    sys.meta_path.insert(0, finder)
 
 
-def _child(mutant: Mutant | None, prepared: replay.Prepared, write_fd: int) -> None:
+def _child(mutant: Mutant | None, judge: replay.Judge, package: Package, write_fd: int) -> None:
     """In the forked child: apply the mutant, replay, report through the pipe, exit."""
     status, message = 3, ""
     try:
@@ -323,8 +397,8 @@ def _child(mutant: Mutant | None, prepared: replay.Prepared, write_fd: int) -> N
             code = mutated_source(mutant)
             if code is None:
                 raise RuntimeError("Cosmic Ray made no mutation at this occurrence")
-        _swap_in(mutant.module if mutant else None, code)
-        problem = replay.first_mismatch(prepared)
+        _swap_in(package, mutant.source if mutant else None, code)
+        problem = judge.replay()
         status, message = (0, "") if problem is None else (1, problem)
     except BaseException as error:  # a crash is a failed replay: the mutant is killed
         status, message = 2, f"replay crashed: {type(error).__name__}: {error}"
@@ -344,10 +418,11 @@ class _Running:
 
 def run_mutants(
     mutants: list[Mutant | None],
-    prepared: replay.Prepared,
+    judge: replay.Judge,
     workers: int,
     timeout: float,
     progress: bool = True,
+    package: Package = REFERENCE,
 ) -> list[tuple[Mutant | None, int | None, str, float]]:
     """Run each mutant in a forked child; (mutant, exit status or None on timeout, message, s)."""
     pending = list(mutants)
@@ -362,7 +437,7 @@ def run_mutants(
             pid = os.fork()
             if pid == 0:
                 os.close(read_fd)
-                _child(mutant, prepared, write_fd)
+                _child(mutant, judge, package, write_fd)
             os.close(write_fd)
             running[pid] = _Running(mutant, read_fd, time.perf_counter())
         readable, _, _ = select.select([r.read_fd for r in running.values()], [], [], 0.05)
@@ -397,6 +472,12 @@ def run_mutants(
 
 
 # -- triage -----------------------------------------------------------------------
+
+
+NOT_KILLED = ("unreachable", "unpinned")
+"""Triage kinds of a survivor that still counts as not killed: *unreachable* (no
+vector can hold the behaviour) and *unpinned* (a vector could, none does yet)."""
+TRIAGE_KINDS = ("equivalent", *NOT_KILLED)
 
 
 def load_equivalents(path: Path) -> list[dict[str, Any]]:
@@ -446,8 +527,10 @@ def _short(operator: str) -> str:
     return operator.removeprefix("core/")
 
 
-def write_outputs(summary: dict[str, Any], outcomes: list[Outcome], out_dir: Path) -> None:
-    survivors = [o for o in outcomes if o.status in ("survived", "equivalent", "unreachable")]
+def write_outputs(
+    summary: dict[str, Any], outcomes: list[Outcome], out_dir: Path, package: Package = REFERENCE
+) -> None:
+    survivors = [o for o in outcomes if o.status in ("survived", *TRIAGE_KINDS)]
     results = {
         **summary,
         "survivors": [
@@ -471,17 +554,18 @@ def write_outputs(summary: dict[str, Any], outcomes: list[Outcome], out_dir: Pat
         ],
     }
     totals = summary["totals"]
+    name = package.name
     lines = [
-        "# Mutation testing of the reference against the committed vectors",
+        f"# Mutation testing of the {name} against the committed vectors",
         "",
-        "Generated by `.venv/bin/python tests/mutation/run.py --workers 2` "
+        f"Generated by `{summary['command']}` "
         "(do not edit by hand; machine-readable form: `results.json`).",
         "",
-        "Each mutant of `reference/` (Cosmic Ray "
-        f"{summary['tool']['cosmicRay']} operators) is tested by replaying every committed "
-        f"vector ({summary['vectors']['vectors']} vectors, {summary['vectors']['steps']} steps) "
-        "through the mutated reference, stopping at the first mismatch "
-        "(`tests/mutation/replay.py`). The unit tests (`tests/test_reference_*.py`) are not used.",
+        f"Each mutant of `{name}/` (Cosmic Ray "
+        f"{summary['tool']['cosmicRay']} operators) is tested by "
+        + package.what.format(**summary["vectors"])
+        + ", stopping at the first mismatch "
+        f"(`tests/mutation/replay.py`). The unit tests (`tests/test_{name}_*.py`) are not used.",
         "",
         "| figure | value |",
         "| --- | --- |",
@@ -492,6 +576,8 @@ def write_outputs(summary: dict[str, Any], outcomes: list[Outcome], out_dir: Pat
         f"| equivalent (triaged below) | {totals['equivalent']} |",
         f"| survived, out of the vectors' reach (triaged below; counted as not killed) | "
         f"{totals['unreachable']} |",
+        f"| survived, pinned by no vector yet (triaged below; counted as not killed) | "
+        f"{totals['unpinned']} |",
         f"| survived, not triaged | {totals['survived']} |",
         f"| **score** = killed / non-equivalent | **{totals['killed']} / {totals['nonEquivalent']} "
         f"= {summary['score']:.2%}** |",
@@ -529,8 +615,10 @@ def write_outputs(summary: dict[str, Any], outcomes: list[Outcome], out_dir: Pat
             "given. *Unreachable*: a behaviour no committed vector can currently hold, "
             "for the reason given (mostly: the mutant changes only how malformed tagged "
             "input is rejected with `bad-request`, which a vector cannot expect, since a "
-            "step expects a result or the `canonicalization` error); these count as not "
-            "killed. Triage lives in `tests/mutation/equivalents.toml`.",
+            "step expects a result or the `canonicalization` error). *Unpinned*: a "
+            "behaviour a vector could hold but none does yet (the vector that would is "
+            "named). Both count as not killed. Triage lives in "
+            f"`{(package.out / 'equivalents.toml').relative_to(REPO)}`.",
             "",
             "| where | mutation | original → mutated | triage |",
             "| --- | --- | --- | --- |",
@@ -540,7 +628,7 @@ def write_outputs(summary: dict[str, Any], outcomes: list[Outcome], out_dir: Pat
             mutated = o.mutated_line.replace("|", "\\|")
             triage = (
                 f"{o.status}: {o.why}".replace("|", "\\|").replace("\n", " ")
-                if o.status in ("equivalent", "unreachable")
+                if o.status in TRIAGE_KINDS
                 else "**UNTRIAGED**"
             )
             lines.append(
@@ -572,48 +660,78 @@ def _write_atomic(path: Path, text: str) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--package", choices=sorted(PACKAGES), default="reference")
     parser.add_argument("--workers", type=int, default=2, help="children at once (default 2)")
-    parser.add_argument("--module", action="append", help="only this reference module (repeatable)")
+    parser.add_argument("--module", action="append", help="only this module (repeatable)")
     parser.add_argument("--target", type=float, default=0.95)
     parser.add_argument("--no-write", action="store_true", help="print, write no report")
     parser.add_argument("--list", action="store_true", help="list the mutants and stop")
-    parser.add_argument("--out", type=Path, default=HERE, help="where REPORT.md/results.json go")
+    parser.add_argument("--out", type=Path, help="where REPORT.md/results.json go")
+    parser.add_argument(
+        "--retriage",
+        action="store_true",
+        help="run no mutant: re-read the last results.json, apply the current triage, "
+        "rewrite the report",
+    )
+    parser.add_argument(
+        "--standin",
+        action="store_true",
+        help="engine only: judge by the brief's scenarios (no report unless --out)",
+    )
     args = parser.parse_args(argv)
     if args.workers < 1:
         parser.error("--workers must be >= 1")
+    package = PACKAGES[args.package]
+    if args.standin and package.name != "engine":
+        parser.error("--standin is for --package engine")
+    no_write = args.no_write or (args.standin and args.out is None)
 
     import cosmic_ray
 
     started = time.perf_counter()
-    snapshot_sources()
-    mutants, excluded = enumerate_mutants(args.module)
+    snapshot_sources(package)
+    mutants, excluded = enumerate_mutants(args.module, package)
     if args.list:
         for mutant in mutants:
             print(f"{mutant.key}  {mutant.code}")
         print(f"{len(mutants)} mutants; excluded {dict(excluded)}")
         return 0
-    prepared = replay.load()
-    # Import everything the children re-use (jcs, parso's grammar) once, here.
-    from doomloop_kit.vectorset import files as _format  # noqa: F401
-    from doomloop_kit.vectorset import oracle as _oracle  # noqa: F401
+    out = args.out or package.out
+    if args.retriage:
+        last = json.loads((out / "results.json").read_text(encoding="utf-8"))
+        raw = replayed_results(last, mutants)
+        figures, workers = last["vectors"], last["workers"]
+        replay_seconds, timeout, wall = (
+            last["replaySeconds"],
+            last["timeoutSeconds"],
+            last["wallSeconds"],
+        )
+    else:
+        judge = standin_judge() if args.standin else package.judge()
+        figures, workers = judge.figures, args.workers
+        # Import everything the children re-use (jcs, parso's grammar) once, here.
+        from doomloop_kit.vectorset import files as _format  # noqa: F401
+        from doomloop_kit.vectorset import oracle as _oracle  # noqa: F401
 
-    mutated_source(mutants[0]) if mutants else None
+        mutated_source(mutants[0]) if mutants else None
 
-    clean = run_mutants([None], prepared, 1, timeout=600, progress=False)[0]
-    if clean[1] != 0:
-        print(f"the unmutated reference does not replay cleanly: {clean[2]}", file=sys.stderr)
-        return 2
-    replay_seconds = clean[3]
-    timeout = max(10.0, 10 * replay_seconds)
-    print(
-        f"{len(mutants)} mutants; clean replay {replay_seconds:.2f}s; timeout {timeout:.0f}s; "
-        f"{args.workers} workers",
-        file=sys.stderr,
-    )
-    raw = run_mutants(list(mutants), prepared, args.workers, timeout)
-    wall = time.perf_counter() - started
+        clean = run_mutants([None], judge, 1, timeout=600, progress=False, package=package)[0]
+        if clean[1] != 0:
+            print(
+                f"the unmutated {package.name} does not replay cleanly: {clean[2]}", file=sys.stderr
+            )
+            return 2
+        replay_seconds = clean[3]
+        timeout = max(10.0, 10 * replay_seconds)
+        print(
+            f"{len(mutants)} mutants; clean replay {replay_seconds:.2f}s; timeout {timeout:.0f}s; "
+            f"{workers} workers",
+            file=sys.stderr,
+        )
+        raw = run_mutants(list(mutants), judge, workers, timeout, package=package)
+        wall = time.perf_counter() - started
 
-    entries = load_equivalents(HERE / "equivalents.toml")
+    entries = load_equivalents(package.out / "equivalents.toml")
     order: dict[Mutant | None, int] = {m: i for i, m in enumerate(mutants)}
     outcomes: list[Outcome] = []
     for ran, code, message, seconds in sorted(raw, key=lambda r: order[r[0]]):
@@ -627,10 +745,8 @@ def main(argv: list[str] | None = None) -> int:
             if triage is not None:
                 outcome.status = str(triage.get("kind", "equivalent"))
                 outcome.why = " ".join(str(triage["why"]).split())
-                if outcome.status not in ("equivalent", "unreachable"):
-                    raise SystemExit(
-                        f"triage kind {outcome.status!r} is neither equivalent nor unreachable"
-                    )
+                if outcome.status not in TRIAGE_KINDS:
+                    raise SystemExit(f"triage kind {outcome.status!r} is not one of {TRIAGE_KINDS}")
         else:
             kind = "killed" if code == 1 else "crash"
             outcome = Outcome(mutant, kind, message, seconds)
@@ -646,14 +762,14 @@ def main(argv: list[str] | None = None) -> int:
             o.mutant.path, {"mutants": 0, "killed": 0, "equivalent": 0, "survived": 0}
         )
         row["mutants"] += 1
-        key = {"crash": "killed", "timeout": "killed", "unreachable": "survived"}.get(
+        key = {"crash": "killed", "timeout": "killed", **dict.fromkeys(NOT_KILLED, "survived")}.get(
             o.status, o.status
         )
         row[key] += 1
     for row in per_module.values():
         denominator = row["mutants"] - row["equivalent"]
         row["score"] = row["killed"] / denominator if denominator else 1.0
-    triaged_statuses = ("equivalent", "unreachable")
+    triaged_statuses = TRIAGE_KINDS
     used = {id(triage_of(o.mutant, entries)) for o in outcomes if o.status in triaged_statuses}
     # a run of some modules only cannot tell whether an entry elsewhere is stale
     stale = [] if args.module else [e for e in entries if id(e) not in used]
@@ -672,11 +788,8 @@ def main(argv: list[str] | None = None) -> int:
             "python": sys.version.split()[0],
             "execution": "fork per mutant, mutated module served from memory",
         },
-        "command": ".venv/bin/python tests/mutation/run.py --workers 2",
-        "vectors": {
-            "vectors": len(prepared),
-            "steps": sum(len(v[3]) for v in prepared),
-        },
+        "command": package.command(workers),
+        "vectors": figures,
         "totals": {
             "mutants": len(outcomes),
             "killed": killed,
@@ -685,6 +798,7 @@ def main(argv: list[str] | None = None) -> int:
             "timeout": counts["timeout"],
             "equivalent": counts["equivalent"],
             "unreachable": counts["unreachable"],
+            "unpinned": counts["unpinned"],
             "survived": counts["survived"],
             "nonEquivalent": non_equivalent,
         },
@@ -696,12 +810,12 @@ def main(argv: list[str] | None = None) -> int:
         "replaySeconds": round(replay_seconds, 3),
         "timeoutSeconds": timeout,
         "wallSeconds": round(wall, 1),
-        "workers": args.workers,
+        "workers": workers,
         "perModule": dict(sorted(per_module.items())),
     }
     print(
         f"score {killed}/{non_equivalent} = {score:.2%}; equivalent {counts['equivalent']}, "
-        f"unreachable {counts['unreachable']}, "
+        f"unreachable {counts['unreachable']}, unpinned {counts['unpinned']}, "
         f"untriaged survivors {counts['survived']}, timeouts {counts['timeout']}; "
         f"wall {wall:.0f}s",
         file=sys.stderr,
@@ -711,12 +825,51 @@ def main(argv: list[str] | None = None) -> int:
             print(f"  SURVIVED {o.mutant.key}: {o.mutant.code}  ->  {o.mutated_line}")
     for line in summary["staleTriage"]:
         print(f"  stale triage entry: {line}")
-    if not args.no_write and not args.module:
-        write_outputs(summary, outcomes, args.out)
-    elif not args.no_write:
+    if not no_write and not args.module:
+        write_outputs(summary, outcomes, out, package)
+    elif not no_write:
         print("(a --module run writes no report)", file=sys.stderr)
     triaged = counts["survived"] == 0 and not summary["staleTriage"]
     return 0 if score >= args.target and triaged else 1
+
+
+def replayed_results(
+    last: dict[str, Any], mutants: list[Mutant]
+) -> list[tuple[Mutant | None, int | None, str, float]]:
+    """The raw outcomes a report was made from, rebuilt from its ``results.json``
+    (``--retriage``): what killed a mutant is kept; every survivor is judged again
+    by the current triage file. Stops if the sources no longer have those mutants."""
+    by_key = {m.key: m for m in mutants}
+    columns = last["mutantsColumns"]
+    raw: list[tuple[Mutant | None, int | None, str, float]] = []
+    for row in last["mutants"]:
+        fields = dict(zip(columns, row, strict=True))
+        key = f"{fields['module']}:{fields['line']}:{fields['col']} {fields['operator']}"
+        if key not in by_key:
+            raise SystemExit(f"results.json names {key}, which the sources no longer have")
+        status, killer = fields["status"], fields["killedBy"]
+        code, message = {
+            "killed": (1, f"{killer}:"),
+            "crash": (2, f"replay crashed: {killer}:"),
+            "timeout": (None, killer),
+        }.get(status, (0, ""))
+        raw.append((by_key[key], code, message, 0.0))
+    if len(raw) != len(mutants):
+        raise SystemExit(f"results.json has {len(raw)} mutants, the sources {len(mutants)}")
+    return raw
+
+
+def standin_judge() -> replay.Judge:
+    """The engine judge before engine vectors exist: the brief's scenarios, each
+    expected to give the unmutated engine's outcome (for development only)."""
+    from doomloop_kit.generators.engine_scenarios.brief import SCENARIOS
+
+    return replay.engine_judge(
+        replay.prepare_engine(
+            (f"brief/{entry['brief']}", entry["scenario"], replay.engine_outcome(entry["scenario"]))
+            for entry in SCENARIOS
+        )
+    )
 
 
 def _version(distribution: str) -> str:

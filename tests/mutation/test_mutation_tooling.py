@@ -1,16 +1,19 @@
-"""The mutation job's machinery (tests/mutation/run.py), checked cheaply.
+"""The mutation jobs' machinery (tests/mutation/run.py), checked cheaply.
 
-The full job takes minutes and is not part of the suite; these tests make
-sure its parts cannot pass vacuously: a mutant really is swapped in (one that
-breaks the ladder is killed), the unmutated reference replays cleanly, the
-excluded regions are only what has no behaviour, and every triage entry is
-well formed.
+The full jobs take minutes and are not part of the suite; these tests make
+sure their parts cannot pass vacuously: a mutant really is swapped in (one
+that breaks the ladder, or the engine, is killed), the unmutated reference
+and engine replay cleanly, the engine judge compares warnings by count only
+and expects a malformed scenario's error, the excluded regions are only what
+has no behaviour, and every triage entry is well formed.
 """
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -22,13 +25,24 @@ import ports_report  # noqa: E402
 import replay  # noqa: E402
 import run  # noqa: E402
 
+ENGINE = run.PACKAGES["engine"]
+
 
 @pytest.fixture(scope="module")
-def prepared() -> replay.Prepared:
-    return replay.load()
+def judge() -> replay.Judge:
+    return replay.monitor_judge()
 
 
-def test_clean_replay_and_an_obvious_mutant(prepared: replay.Prepared) -> None:
+def _run(
+    package: run.Package, judge: replay.Judge, mutant: run.Mutant
+) -> dict[run.Mutant | None, tuple[int | None, str]]:
+    results = run.run_mutants(
+        [None, mutant], judge, 2, timeout=120, progress=False, package=package
+    )
+    return {ran: (code, message) for ran, code, message, _ in results}
+
+
+def test_clean_replay_and_an_obvious_mutant(judge: replay.Judge) -> None:
     run.snapshot_sources()
     mutants, _ = run.enumerate_mutants(["ladder"])
     # ("stop", True) -> ("stop", False): the stop rung is never considered.
@@ -37,12 +51,102 @@ def test_clean_replay_and_an_obvious_mutant(prepared: replay.Prepared) -> None:
         for m in mutants
         if m.operator == "core/ReplaceTrueWithFalse" and m.code == '("stop", True),'
     )
-    results = run.run_mutants([None, stop], prepared, 2, timeout=120, progress=False)
-    by_mutant = {mutant: (code, message) for mutant, code, message, _ in results}
+    by_mutant = _run(run.REFERENCE, judge, stop)
     assert by_mutant[None] == (0, "")
     code, message = by_mutant[stop]
     assert code == 1, message
     assert "/" in message.split(":", 1)[0]  # names the vector that failed
+
+
+def test_the_reference_job_reimports_the_engine_over_the_swapped_reference() -> None:
+    """An engine vector replayed by the reference job must run on the mutated reference."""
+    import doomloop_kit.engine.actions  # noqa: F401  (the parent binds the engine first)
+
+    def bound() -> str | None:
+        from doomloop_kit import reference
+        from doomloop_kit.engine import actions
+
+        return (
+            None
+            if vars(actions)["DoomLoopMonitor"] is reference.DoomLoopMonitor
+            else "stale engine"
+        )
+
+    run.snapshot_sources()
+    results = run.run_mutants([None], replay.Judge(bound, {}), 1, timeout=60, progress=False)
+    assert [(code, message) for _, code, message, _ in results] == [(0, "")]
+
+
+# -- the engine job -------------------------------------------------------------------
+
+
+def test_engine_clean_replay_and_an_obvious_mutant() -> None:
+    engine_judge = ENGINE.judge()
+    assert engine_judge.figures["vectors"] >= 58, engine_judge.figures  # the brief's, at least
+    run.snapshot_sources(ENGINE)
+    mutants, _ = run.enumerate_mutants(["session"], ENGINE)
+    assert {m.path for m in mutants} == {"engine/session.py"}
+    # for index, spec in enumerate(scenario.runs) -> for ... in []: no run is run.
+    no_runs = next(
+        m
+        for m in mutants
+        if m.operator == "core/ZeroIterationForLoop" and m.code.startswith("for index, spec")
+    )
+    by_mutant = _run(ENGINE, engine_judge, no_runs)
+    assert by_mutant[None] == (0, "")
+    code, message = by_mutant[no_runs]
+    assert code == 1, message
+    assert message.startswith("engine-"), message  # names the engine vector that failed
+
+
+def _brief(index: int) -> Any:
+    from doomloop_kit.generators.engine_scenarios.brief import SCENARIOS
+
+    return SCENARIOS[index]["scenario"]
+
+
+def _with_warnings() -> tuple[Any, dict[str, Any]]:
+    """A brief scenario whose transcript has warnings (a loopKey that throws)."""
+    from doomloop_kit.generators.engine_scenarios.brief import SCENARIOS
+
+    for entry in SCENARIOS:
+        outcome = replay.engine_outcome(entry["scenario"])
+        if outcome["result"]["runs"][0]["warnings"]:
+            return entry["scenario"], outcome
+    raise AssertionError("no brief scenario warns")
+
+
+def test_engine_judge_compares_warnings_by_count_only() -> None:
+    scenario, outcome = _with_warnings()
+    reworded = json.loads(json.dumps(outcome))
+    warnings = reworded["result"]["runs"][0]["warnings"]
+    warnings[0] = "some other wording"
+    assert replay.first_engine_mismatch(replay.prepare_engine([("w", scenario, reworded)])) is None
+    warnings.append("one more")
+    problem = replay.first_engine_mismatch(replay.prepare_engine([("w", scenario, reworded)]))
+    assert problem is not None and problem.startswith("w: run 0, /warnings"), problem
+    changed = json.loads(json.dumps(outcome))
+    changed["result"]["runs"][0]["end"] = {"reason": "not this"}
+    problem = replay.first_engine_mismatch(replay.prepare_engine([("e", scenario, changed)]))
+    assert problem is not None and problem.startswith("e: run 0, /end"), problem
+
+
+def test_engine_judge_expects_bad_scenario_for_a_malformed_one() -> None:
+    malformed = {**_brief(0), "unknownMember": 1}
+    error = {"error": "bad-scenario"}
+    assert replay.engine_outcome(malformed) == error
+    assert replay.first_engine_mismatch(replay.prepare_engine([("bad", malformed, error)])) is None
+    problem = replay.first_engine_mismatch(replay.prepare_engine([("good", _brief(0), error)]))
+    assert problem is not None and problem.startswith("good: $.expect")
+
+
+def test_each_judge_loads_only_its_own_vectors(tmp_path: Path) -> None:
+    monitor = {"id": "m", "features": [], "steps": [{"op": "x", "expect": {"result": 1}}]}
+    engine = {"id": "e", "features": ["engine"], "scenario": {}, "expect": {"error": "x"}}
+    (tmp_path / "v.json").write_text(json.dumps({"vectors": [monitor, engine]}))
+    (tmp_path / "manifest.json").write_text(json.dumps({"files": [{"path": "v.json"}]}))
+    assert [v[0] for v in replay.load(tmp_path)] == ["m"]
+    assert [v[0] for v in replay.load_engine(tmp_path)] == ["e"]
 
 
 def test_exclusions_cover_only_annotations_docstrings_and_aliases() -> None:
@@ -62,11 +166,38 @@ def test_exclusions_cover_only_annotations_docstrings_and_aliases() -> None:
     assert not any(run._inside(body, span) for span in spans)
 
 
-def test_triage_entries_are_well_formed() -> None:
-    entries = run.load_equivalents(HERE / "equivalents.toml")
+def test_retriage_rebuilds_the_outcomes_a_report_was_made_from() -> None:
+    run.snapshot_sources(ENGINE)
+    mutants, _ = run.enumerate_mutants(["steer"], ENGINE)
+    assert len(mutants) >= 5
+    statuses = ["killed", "crash", "timeout", "equivalent", *["survived"] * (len(mutants) - 4)]
+    killers = ["engine-a/b", "KeyError", "no result within 10s", "", *[""] * (len(mutants) - 4)]
+    columns = ["module", "line", "col", "operator", "status", "killedBy"]
+    rows: list[list[Any]] = [
+        [m.path, m.line, m.col, m.operator, status, killer]
+        for m, status, killer in zip(mutants, statuses, killers, strict=True)
+    ]
+    last: dict[str, Any] = {"mutantsColumns": columns, "mutants": rows}
+    raw = run.replayed_results(last, mutants)
+    assert [code for _, code, _, _ in raw] == [1, 2, None, *[0] * (len(mutants) - 3)]
+    assert [ran for ran, _, _, _ in raw] == mutants
+    outcomes = [
+        run.Outcome(mutants[0], "killed", raw[0][2]),
+        run.Outcome(mutants[1], "crash", raw[1][2]),
+    ]
+    assert [run._killer(o) for o in outcomes] == ["engine-a/b", "KeyError"]
+    moved = {**last, "mutants": [[rows[0][0], rows[0][1] + 1000, *rows[0][2:]], *rows[1:]]}
+    with pytest.raises(SystemExit, match="no longer"):
+        run.replayed_results(moved, mutants)
+
+
+@pytest.mark.parametrize("package", sorted(run.PACKAGES))
+def test_triage_entries_are_well_formed(package: str) -> None:
+    entries = run.load_equivalents(run.PACKAGES[package].out / "equivalents.toml")
     assert entries
     for entry in entries:
-        assert entry["kind"] in ("equivalent", "unreachable"), entry
+        assert entry["module"].startswith(f"{package}/"), entry
+        assert entry["kind"] in run.TRIAGE_KINDS, entry
         assert entry["operators"] and all(op.startswith("core/") for op in entry["operators"])
         assert len(" ".join(entry["why"].split())) > 40, entry
         assert (run.REPO / entry["module"]).exists(), entry
