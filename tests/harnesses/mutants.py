@@ -332,6 +332,8 @@ def restore_clears_memo() -> None:
         "self._escalations_used = parsed.escalations_used",
         "self._escalations_used = parsed.escalations_used; self._memo = {}",
     )
+
+
 def engine_dispatch_perturbed() -> None:
     """runScenario answers with the second dispatch of the first run asking another model."""
     real = oracle.FUNCTION_OPS[oracle.ENGINE_OP]
