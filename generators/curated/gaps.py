@@ -416,6 +416,22 @@ DECLARED: list[dict[str, Any]] = [
         tags=["declared", "per-call"],
         option={"ladder": {"observe": 1}},
     ),
+    _scenario(
+        "redeclare-grows-the-set-mid-round",
+        "declareRound again for the current round with one more call, after a record that matched the prior round set: the next record compares the grown set with the prior round set, so its round streak restarts at 1 and its verdict has the per-call message (the added call's fingerprint sorts after the others, so the grown set extends the first)",
+        ["MON-10", "MON-22", "MON-23", "MSG-04"],
+        [
+            declare(0, [("t", "a"), ("t", "b")]),
+            record("t", "a", 0),
+            declare(1, [("t", "a"), ("t", "b")]),
+            record("t", "a", 1),
+            declare(1, [("t", "a"), ("t", "b"), ("t", "e")]),
+            record("t", "a", 1),
+            get_state(),
+        ],
+        tags=["declared"],
+        option={"ladder": {"observe": 1}},
+    ),
     _per_call(
         "gap-round-baseline",
         "a call in round n, absent from n+1 (the tool made another call) and made twice in n+2: its per-call count is 1, the baseline is round n+1",
