@@ -229,9 +229,8 @@ func (w ConfigWarning) JSON() map[string]any {
 //
 // It fails with an error wrapping ErrTypeError where the SDK throws (spec
 // §10.2): the option null, or an option whose text or escalation member is
-// null. It fails with an error wrapping ErrOutsideDomain for a numeric text
-// option that is neither a number nor a bigint, and for a text.enabled that
-// is not a boolean (the SDK coerces those; see ErrOutsideDomain).
+// null. Text option values are copied unchanged, whatever their type
+// (CFG-45): they are coerced where they are used (TXT-22, MON-59).
 func ResolveOption(option any) (*Config, []ConfigWarning, error) {
 	if jsvalue.IsUndefined(option) || option == false {
 		return nil, nil, nil
@@ -318,19 +317,7 @@ func resolveText(given any) (TextOptions, error) {
 			*f = v
 		}
 	}
-	return t, t.check()
-}
-
-// check refuses the option values outside this port's domain: a numeric
-// option that is not a number or BigInt, an enabled that is not a boolean.
-func (t TextOptions) check() error {
-	if present(t.Enabled) {
-		if _, ok := t.Enabled.(bool); !ok {
-			return &domainError{"text.enabled must be a boolean"}
-		}
-	}
-	_, err := t.numbers()
-	return err
+	return t, nil
 }
 
 // resolveEscalation reads the escalation member (never null here). As in

@@ -2,6 +2,7 @@ package doomloop
 
 import (
 	"math"
+	"strings"
 
 	"doomloop.invalid/harness/jsvalue"
 )
@@ -35,7 +36,7 @@ func finiteNumber(v any) (float64, bool) {
 	return f, true
 }
 
-// truthy is JavaScript's ToBoolean.
+// truthy is JavaScript's ToBoolean (MON-59).
 func truthy(v any) bool {
 	switch x := v.(type) {
 	case nil, Undefined:
@@ -44,6 +45,8 @@ func truthy(v any) bool {
 		return x
 	case string:
 		return x != ""
+	case BigInt: // 0n and -0n are falsy (MON-59)
+		return strings.TrimLeft(x.Digits, "-0") != ""
 	}
 	if f, ok := jsvalue.Number(v); ok {
 		return f != 0 && !math.IsNaN(f)
