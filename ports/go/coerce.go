@@ -115,21 +115,22 @@ func numberString(f float64) string {
 	switch {
 	case math.IsNaN(f):
 		return "NaN"
-	case math.IsInf(f, 1):
+	case math.IsInf(f, 0):
+		if math.Signbit(f) {
+			return "-Infinity"
+		}
 		return "Infinity"
-	case math.IsInf(f, -1):
-		return "-Infinity"
 	}
 	return jsvalue.FormatNumber(f)
 }
 
-// isSymbol reports whether v is a JS symbol.
+// isZeroBigInt reports whether b is 0n (written "0", "-0" or "00").
+func isZeroBigInt(b BigInt) bool {
+	return strings.TrimLeft(b.Digits, "-0") == ""
+}
+
+// isSymbol reports whether v is a JS symbol (a Function value marked so).
 func isSymbol(v any) bool {
-	switch x := v.(type) {
-	case Function:
-		return x.Symbol
-	case *Function:
-		return x != nil && x.Symbol
-	}
-	return false
+	f, ok := v.(Function)
+	return ok && f.Symbol
 }

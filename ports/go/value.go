@@ -2,7 +2,6 @@ package doomloop
 
 import (
 	"math"
-	"strings"
 
 	"doomloop.invalid/harness/jsvalue"
 )
@@ -45,8 +44,8 @@ func truthy(v any) bool {
 		return x
 	case string:
 		return x != ""
-	case BigInt: // 0n and -0n are falsy (MON-59)
-		return strings.TrimLeft(x.Digits, "-0") != ""
+	case BigInt:
+		return !isZeroBigInt(x)
 	}
 	if f, ok := jsvalue.Number(v); ok {
 		return f != 0 && !math.IsNaN(f)
