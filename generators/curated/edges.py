@@ -314,6 +314,13 @@ COERCION: list[dict[str, Any]] = [
         maxPeriodTokens=True,
     ),
     _detect(
+        "coerce-max-period-true-not-two",
+        'maxPeriodTokens true is 1, not more: "a b" repeated six times needs period 2, never tried: no result',
+        ["TXT-22", "TXT-09"],
+        " ".join(["a b"] * 6),
+        maxPeriodTokens=True,
+    ),
+    _detect(
         "coerce-max-window-false",
         "maxWindowTokens false is 0: everything is kept",
         ["TXT-22", "TXT-18"],
@@ -395,6 +402,22 @@ COERCION: list[dict[str, Any]] = [
         "minRepeats as a symbol cannot become a number: type-error",
         ["TXT-23", "PROT-23"],
         FOO,
+        minRepeats=SYMBOL,
+    ),
+    _detect(
+        "symbol-min-repeats-throws-at-period-one",
+        "maxPeriodTokens 1 tries period 1, which reads minRepeats: a symbol there is a type-error",
+        ["TXT-21", "TXT-23", "PROT-23"],
+        FOO,
+        maxPeriodTokens=1,
+        minRepeats=SYMBOL,
+    ),
+    _detect(
+        "symbol-min-repeats-not-reached",
+        "maxPeriodTokens 0.5 tries no period, so a symbol minRepeats is never read: no result",
+        ["TXT-21", "TXT-23"],
+        FOO,
+        maxPeriodTokens=0.5,
         minRepeats=SYMBOL,
     ),
     _detect(

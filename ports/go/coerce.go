@@ -105,23 +105,9 @@ func elementString(item any, seen map[jsvalue.ContainerID]bool) (string, error) 
 		return "", &typeError{"Cannot convert a Symbol value to a string"}
 	}
 	if f, ok := jsvalue.Number(item); ok {
-		return numberString(f), nil
+		return jsvalue.FormatNumber(f), nil // NaN and ±Infinity too
 	}
 	return "function () {}", nil // a function's source text: never numeric
-}
-
-// numberString is JS Number::toString.
-func numberString(f float64) string {
-	switch {
-	case math.IsNaN(f):
-		return "NaN"
-	case math.IsInf(f, 0):
-		if math.Signbit(f) {
-			return "-Infinity"
-		}
-		return "Infinity"
-	}
-	return jsvalue.FormatNumber(f)
 }
 
 // isZeroBigInt reports whether b is 0n (written "0", "-0" or "00").

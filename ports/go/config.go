@@ -211,16 +211,6 @@ func deadRungMessage(weak Action, weakAt float64, strong Action, strongAt float6
 		") already wins at that streak (strongest crossed rung is applied)."
 }
 
-// JSON returns the warning's wire form.
-func (w ConfigWarning) JSON() map[string]any {
-	out := map[string]any{"code": w.Code, "message": w.Message}
-	if w.Rung != "" {
-		out["rung"] = string(w.Rung)
-		out["shadowedBy"] = string(w.ShadowedBy)
-	}
-	return out
-}
-
 // ResolveOption resolves the doomLoop option: Undefined or false turn
 // detection off (nil config); true means all defaults; any other value is
 // read member by member (a value that is not an object has no members).

@@ -240,12 +240,9 @@ func isJSWhitespace(u rune) bool {
 // the first period is tried, so a symbol there throws only then (TXT-21).
 func longestPeriod(maxPeriodOpt, minRepeats jsNumber, count int) (float64, error) {
 	maxPeriodTokens, err := maxPeriodOpt.arithmetic()
-	if err != nil {
-		return 0, err
-	}
 	longest := math.Min(maxPeriodTokens, float64(count/2))
-	if longest >= 1 {
-		return longest, minRepeats.err
+	if err == nil && longest >= 1 {
+		err = minRepeats.err
 	}
-	return longest, nil
+	return longest, err
 }
