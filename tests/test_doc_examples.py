@@ -140,5 +140,5 @@ def test_doc_example_runs_and_passes(
     out = capsys.readouterr().out
     assert status == 0, f"{where}: {out[-2000:]}"
     last = out.rstrip().splitlines()[-1]
-    # skipped vectors need a feature the port does not declare (the Go port: js-coercion)
+    # skipped vectors need a feature the port does not declare (Go: engine, object-identity)
     assert re.fullmatch(r"[1-9]\d* passed, 0 failed, \d+ skipped", last), f"{where}: {last}"

@@ -54,14 +54,10 @@ PORTS = {
         f"node {support.REPO / 'ports/typescript/dist/harness.js'}",
         {"raw -0 token (PROT-29)"},
     ),
-    # the Go port declares json-own-members, not the JS-only features
+    # the Go port declares json-own-members and js-coercion, not js-inherited-members
     "go": (
         str(support.REPO / "ports/go/bin/doomloop-harness"),
-        {
-            "raw -0 token (PROT-29)",
-            "needs js-inherited-members (KEY-23)",
-            "needs js-coercion (CFG-45)",
-        },
+        {"raw -0 token (PROT-29)", "needs js-inherited-members (KEY-23)"},
     ),
 }
 

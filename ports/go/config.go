@@ -211,16 +211,6 @@ func deadRungMessage(weak Action, weakAt float64, strong Action, strongAt float6
 		") already wins at that streak (strongest crossed rung is applied)."
 }
 
-// JSON returns the warning's wire form.
-func (w ConfigWarning) JSON() map[string]any {
-	out := map[string]any{"code": w.Code, "message": w.Message}
-	if w.Rung != "" {
-		out["rung"] = string(w.Rung)
-		out["shadowedBy"] = string(w.ShadowedBy)
-	}
-	return out
-}
-
 // ResolveOption resolves the doomLoop option: Undefined or false turn
 // detection off (nil config); true means all defaults; any other value is
 // read member by member (a value that is not an object has no members).
@@ -229,9 +219,8 @@ func (w ConfigWarning) JSON() map[string]any {
 //
 // It fails with an error wrapping ErrTypeError where the SDK throws (spec
 // §10.2): the option null, or an option whose text or escalation member is
-// null. It fails with an error wrapping ErrOutsideDomain for a numeric text
-// option that is neither a number nor a bigint, and for a text.enabled that
-// is not a boolean (the SDK coerces those; see ErrOutsideDomain).
+// null. Text option values are copied unchanged, whatever their type
+// (CFG-45): they are coerced where they are used (TXT-22, MON-59).
 func ResolveOption(option any) (*Config, []ConfigWarning, error) {
 	if jsvalue.IsUndefined(option) || option == false {
 		return nil, nil, nil
@@ -318,19 +307,7 @@ func resolveText(given any) (TextOptions, error) {
 			*f = v
 		}
 	}
-	return t, t.check()
-}
-
-// check refuses the option values outside this port's domain: a numeric
-// option that is not a number or BigInt, an enabled that is not a boolean.
-func (t TextOptions) check() error {
-	if present(t.Enabled) {
-		if _, ok := t.Enabled.(bool); !ok {
-			return &domainError{"text.enabled must be a boolean"}
-		}
-	}
-	_, err := t.numbers()
-	return err
+	return t, nil
 }
 
 // resolveEscalation reads the escalation member (never null here). As in

@@ -9,27 +9,12 @@ import "errors"
 // protocol reports it as the error code "type-error".
 var ErrTypeError = errors.New("TypeError")
 
-// ErrOutsideDomain is wrapped by the errors of inputs this port leaves out
-// of its domain: a numeric text option that is not a number (or bigint), or
-// a non-boolean text.enabled. The SDK coerces those the JavaScript way
-// (feature "js-coercion", which this port does not declare).
-var ErrOutsideDomain = errors.New("outside this port's input domain")
-
 // typeError is a TypeError with the SDK's situation in words.
 type typeError struct{ detail string }
 
 func (e *typeError) Error() string { return "TypeError: " + e.detail }
 
 func (e *typeError) Unwrap() error { return ErrTypeError }
-
-// domainError names an input outside the port's domain.
-type domainError struct{ detail string }
-
-func (e *domainError) Error() string {
-	return e.detail + " (JS coercion is outside this port's domain)"
-}
-
-func (e *domainError) Unwrap() error { return ErrOutsideDomain }
 
 // WarnFunc receives what the SDK passes to console.warn: message is the
 // exact text (spec §9); err is the error the SDK passes as a second argument

@@ -157,11 +157,10 @@ func TestNullOptionMembers(t *testing.T) {
 			t.Errorf("%v: error %v, want a TypeError", option, err)
 		}
 	}
-	for _, option := range []any{map[string]any{"text": map[string]any{"minRepeats": "4"}},
-		map[string]any{"text": map[string]any{"enabled": 1.0}}} {
-		if _, _, err := ResolveOption(option); !errors.Is(err, ErrOutsideDomain) {
-			t.Errorf("%v: error %v, want outside the domain", option, err)
-		}
+	// CFG-45: text option values are copied unchanged, whatever their type
+	cfg, _, err = ResolveOption(map[string]any{"text": map[string]any{"minRepeats": "4", "enabled": 1.0}})
+	if err != nil || cfg.Text.MinRepeats != "4" || cfg.Text.Enabled != 1.0 {
+		t.Errorf("non-number text options: %+v %v", cfg, err)
 	}
 }
 
@@ -216,8 +215,68 @@ func TestTextOptionsAsJSNumbers(t *testing.T) {
 	if r, err := DetectTextRepetition("a b", TextOptions{MaxPeriodTokens: BigInt{Digits: "3"}}); r != nil || err != nil {
 		t.Errorf("short text, bigint maxPeriod: %+v %v", r, err)
 	}
-	if _, err := DetectTextRepetition(text, TextOptions{MinRepeats: "4"}); !errors.Is(err, ErrOutsideDomain) {
-		t.Errorf("a string option: %v", err)
+	// TXT-22: "4" is 4 (met by ten repeats), "abc" is NaN (never met)
+	if r, err := DetectTextRepetition(text, TextOptions{MinRepeats: "4"}); r == nil || err != nil {
+		t.Errorf("minRepeats \"4\": %+v %v", r, err)
+	}
+	if r, err := DetectTextRepetition(text, TextOptions{MinRepeats: "abc"}); r != nil || err != nil {
+		t.Errorf("minRepeats \"abc\": %+v %v", r, err)
+	}
+	// TXT-23, TXT-21: a symbol throws when reached, and only then
+	symbol := Function{Symbol: true}
+	if _, err := DetectTextRepetition(text, TextOptions{MinRepeats: symbol}); !errors.Is(err, ErrTypeError) {
+		t.Errorf("symbol minRepeats: %v, want a TypeError", err)
+	}
+	if r, err := DetectTextRepetition(text, TextOptions{MinRepeats: symbol, MaxPeriodTokens: 0.5}); r != nil || err != nil {
+		t.Errorf("symbol minRepeats, no period tried: %+v %v", r, err)
+	}
+	if _, err := DetectTextRepetition(text, TextOptions{MinCoveredTokens: []any{"1", symbol}}); !errors.Is(err, ErrTypeError) {
+		t.Errorf("array holding a symbol: %v, want a TypeError", err)
+	}
+}
+
+// ECMAScript ToNumber (TXT-22), the values of the language definition.
+func TestToNumber(t *testing.T) {
+	cycle := []any{nil}
+	cycle[0] = cycle
+	for _, c := range []struct {
+		in   any
+		want float64
+	}{
+		{true, 1}, {false, 0}, {"", 0}, {" \t\n\u00a0\ufeff ", 0}, {" 3 ", 3}, {"\u20283\u3000", 3},
+		{"0x10", 16}, {"0X1f", 31}, {"0o17", 15}, {"0b101", 5}, {"1e3", 1000}, {"-2.5E-1", -0.25},
+		{".5", 0.5}, {"5.", 5}, {"+7", 7}, {"007", 7}, {"Infinity", math.Inf(1)}, {"-Infinity", math.Inf(-1)},
+		{"+Infinity", math.Inf(1)}, {"1e400", math.Inf(1)},
+		{[]any{}, 0}, {[]any{5.0}, 5}, {[]any{"0x10"}, 16}, {[]any{nil}, 0}, {[]any{[]any{[]any{2.0}}}, 2},
+		{[]any{BigInt{Digits: "12"}}, 12}, {[]any{math.Inf(-1)}, math.Inf(-1)}, {[]any{1e21}, 1e21}, {cycle, 0},
+	} {
+		if got, err := toNumber(c.in); err != nil || got != c.want {
+			t.Errorf("ToNumber(%#v) = %v %v, want %v", c.in, got, err, c.want)
+		}
+	}
+	for _, in := range []any{"abc", "0x", "0x1g", "-0x10", "0b2", "0o8", "1e", "e3", ".", "infinity", "--1", "1_000",
+		"+-Infinity", "0x1p4", "NaN", map[string]any{}, []any{1.0, 2.0}, []any{true}, []any{map[string]any{}},
+		Function{}, []any{Function{}}, Undefined{}} {
+		if got, err := toNumber(in); err != nil || !math.IsNaN(got) {
+			t.Errorf("ToNumber(%#v) = %v %v, want NaN", in, got, err)
+		}
+	}
+	if got, _ := toNumber("-0"); got != 0 || !math.Signbit(got) {
+		t.Errorf(`ToNumber("-0") = %v, want -0`, got)
+	}
+}
+
+// JS truthiness of text.enabled (MON-59).
+func TestTruthy(t *testing.T) {
+	for _, v := range []any{false, 0.0, math.Copysign(0, -1), math.NaN(), "", nil, Undefined{}, BigInt{Digits: "0"}, BigInt{Digits: "-0"}} {
+		if truthy(v) {
+			t.Errorf("truthy(%#v) = true", v)
+		}
+	}
+	for _, v := range []any{true, 1.0, -1.0, "0", "false", []any{}, map[string]any{}, BigInt{Digits: "-3"}, Function{}} {
+		if !truthy(v) {
+			t.Errorf("truthy(%#v) = false", v)
+		}
 	}
 }
 

@@ -90,21 +90,17 @@ func streakRecord(v any) (map[string]any, string, float64, bool) {
 	return obj, fp, streak, true
 }
 
-// Restore replaces the monitor's state from a persisted blob. It never
-// panics and never fails: a blob that is not an object leaves the state
-// exactly as it was (Restore logs it, see WithWarn, and returns false);
-// otherwise invalid parts are skipped. The round declaration is run-local
-// and is kept.
-func (m *Monitor) Restore(blob any) (restored bool) {
-	defer func() {
-		if recover() != nil { // fail-open, whatever a hand-made blob holds
-			restored = false
-		}
-	}()
+// Restore replaces the monitor's state from a persisted blob, as the SDK's
+// restore(state): void does. It never panics and never fails: a blob that
+// is not an object leaves the state exactly as it was (Restore logs it, see
+// WithWarn); otherwise invalid parts are skipped. The round declaration is
+// run-local and is kept.
+func (m *Monitor) Restore(blob any) {
+	defer func() { _ = recover() }() // fail-open, whatever a hand-made blob holds: the state is kept
 	obj, ok := asObject(blob)
 	if !ok {
 		m.log(restoreLogMessage, nil)
-		return false
+		return
 	}
 	tools := map[string]*toolEntry{}
 	entries(member(obj, "tools"), func(name string, value any) {
@@ -123,7 +119,6 @@ func (m *Monitor) Restore(blob any) (restored bool) {
 		used = math.Floor(f)
 	}
 	m.tools, m.text, m.escalationsUsed = tools, text, used
-	return true
 }
 
 func restoredEntry(record map[string]any, fp string, streak float64) *toolEntry {

@@ -1,8 +1,8 @@
 package doomloop
 
 import (
+	"encoding/json"
 	"math"
-	"math/big"
 	"strings"
 
 	"doomloop.invalid/harness/jsvalue"
@@ -34,55 +34,55 @@ func (t *TextRepetition) JSON() any {
 	}
 }
 
-// jsNumber is a numeric text option as the SDK uses it: a double, or a
-// bigint (which compares as its value but throws in arithmetic, Math.min
-// and Math.max).
+// jsNumber is a numeric text option as the SDK uses it: a double; for a
+// bigint (big) its value, which compares exactly but throws in arithmetic,
+// Math.min and Math.max; err is the TypeError that reading it as a number
+// throws (a symbol, or an array holding one).
 type jsNumber struct {
 	f   float64
 	big bool
+	err error
 }
 
-// textNumber reads a numeric text option value: a number or a BigInt.
-func textNumber(v any) (jsNumber, bool) {
+// textNumber reads a numeric text option value as JS uses it (TXT-22): a
+// BigInt keeps its value, any other value goes through ToNumber.
+func textNumber(v any) jsNumber {
 	if b, ok := v.(BigInt); ok {
-		n, ok := new(big.Int).SetString(b.Digits, 10)
-		if !ok {
-			return jsNumber{}, false
-		}
-		f, _ := new(big.Float).SetInt(n).Float64()
-		return jsNumber{f: f, big: true}, true
+		// The decoder admits only -?[0-9]+: f is the nearest double.
+		f, _ := jsvalue.Number(json.Number(b.Digits))
+		return jsNumber{f: f, big: true}
 	}
-	f, ok := jsvalue.Number(v)
-	return jsNumber{f: f}, ok
+	f, err := toNumber(v)
+	return jsNumber{f: f, err: err}
 }
 
 // numbers reads the four numeric options (maxPeriodTokens, minRepeats,
 // minCoveredTokens, maxWindowTokens), an absent one (nil or Undefined) at
-// its default; a value that is neither a number nor a BigInt is outside
-// the domain.
-func (t TextOptions) numbers() (out [4]jsNumber, err error) {
+// its default. Reading never fails: a value JS cannot make a number throws
+// only where the detection uses it (TXT-21, TXT-23). A bigint's nearest
+// double compares as its exact value does, since the counts compared with
+// it are small integers (TXT-22); a bigint that is used in arithmetic
+// throws instead (arithmetic). Every value is copied unchanged by
+// resolution (CFG-45), so a configured monitor reads it here, once per text.
+func (t TextOptions) numbers() (out [4]jsNumber) {
 	given, defaults := t.fields(), DefaultTextOptions.fields()
 	for i := range out {
 		v := *given[i+1]
 		if !present(v) {
 			v = *defaults[i+1]
 		}
-		n, ok := textNumber(v)
-		if !ok {
-			return out, &domainError{"text." + textOptionNames[i+1] + " must be a number"}
-		}
-		out[i] = n
+		out[i] = textNumber(v)
 	}
-	return out, nil
+	return out
 }
 
 // arithmetic returns n as an operand of arithmetic or Math.min/Math.max,
-// where the SDK throws a TypeError for a bigint.
+// where the SDK throws a TypeError for a bigint (and a symbol).
 func (n jsNumber) arithmetic() (float64, error) {
 	if n.big {
 		return 0, &typeError{"Cannot convert a BigInt value to a number"}
 	}
-	return n.f, nil
+	return n.f, n.err
 }
 
 // sliceStart is where JS s.slice(k) starts for a sequence of length n:
@@ -158,15 +158,15 @@ func tokens(text string) []string {
 // truncated toward zero, negative counting from the end, NaN as 0), and
 // the thresholds compare as doubles (NaN fails every comparison).
 //
-// It fails with an error wrapping ErrTypeError where the SDK throws: a
-// bigint maxWindowTokens, minCoveredTokens or (when the text has enough
-// tokens to reach it) maxPeriodTokens. An option value that is neither a
-// number nor a BigInt gives an error wrapping ErrOutsideDomain.
+// A value that is not a number is coerced as JS does (TXT-22). It fails
+// with an error wrapping ErrTypeError where the SDK throws (TXT-23): a
+// bigint maxWindowTokens, minCoveredTokens or (when evaluation reaches it)
+// maxPeriodTokens, and a symbol as any option when evaluation reaches it.
 func DetectTextRepetition(text string, opts TextOptions) (*TextRepetition, error) {
-	numbers, err := opts.numbers()
-	if err != nil {
-		return nil, err
-	}
+	numbers := opts.numbers()
+	// Evaluation order (TXT-21): maxWindowTokens, then minCoveredTokens in
+	// Math.max, then maxPeriodTokens in Math.min and, once a period is tried,
+	// minRepeats; an option that throws does so only when reached.
 	maxPeriodOpt, minRepeats, minCoveredOpt, windowOpt := numbers[0], numbers[1], numbers[2], numbers[3]
 
 	window, err := windowOpt.arithmetic()
@@ -191,11 +191,11 @@ func DetectTextRepetition(text string, opts TextOptions) (*TextRepetition, error
 	if float64(count) < math.Max(minCovered, 2) {
 		return nil, nil
 	}
-	maxPeriodTokens, err := maxPeriodOpt.arithmetic()
+	maxPeriod, err := longestPeriod(maxPeriodOpt, minRepeats, count)
 	if err != nil {
 		return nil, err
 	}
-	maxPeriod := math.Min(maxPeriodTokens, float64(count/2))
+	// (minRepeats is compared below as a double, TXT-20.)
 	var best *TextRepetition
 	for period := 1; float64(period) <= maxPeriod; period++ {
 		repeats := repeatsAtTail(words, period)
@@ -233,4 +233,16 @@ func isJSWhitespace(u rune) bool {
 		return true
 	}
 	return u >= 0x2000 && u <= 0x200A
+}
+
+// longestPeriod is Math.min(maxPeriodTokens, floor(count/2)), the last
+// period the search tries (TXT-09, TXT-20). minRepeats is first read when
+// the first period is tried, so a symbol there throws only then (TXT-21).
+func longestPeriod(maxPeriodOpt, minRepeats jsNumber, count int) (float64, error) {
+	maxPeriodTokens, err := maxPeriodOpt.arithmetic()
+	longest := math.Min(maxPeriodTokens, float64(count/2))
+	if err == nil && longest >= 1 {
+		err = minRepeats.err
+	}
+	return longest, err
 }

@@ -35,7 +35,7 @@ func finiteNumber(v any) (float64, bool) {
 	return f, true
 }
 
-// truthy is JavaScript's ToBoolean.
+// truthy is JavaScript's ToBoolean (MON-59).
 func truthy(v any) bool {
 	switch x := v.(type) {
 	case nil, Undefined:
@@ -44,6 +44,8 @@ func truthy(v any) bool {
 		return x
 	case string:
 		return x != ""
+	case BigInt:
+		return !isZeroBigInt(x)
 	}
 	if f, ok := jsvalue.Number(v); ok {
 		return f != 0 && !math.IsNaN(f)

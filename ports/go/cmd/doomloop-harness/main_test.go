@@ -101,7 +101,7 @@ func TestProtocolEdges(t *testing.T) {
 		`{"id": 6, "op": "resolveOption", "option": null}`,
 		`{"id": 7, "op": "create", "option": {"text": null}}`,
 		`{"id": 8, "op": "resolveOption", "option": {"escalation": null}}`,
-		`{"id": 9, "op": "detectTextRepetition", "text": "a", "options": {"minRepeats": "abc"}}`,
+		`{"id": 9, "op": "detectTextRepetition", "text": "a a a a", "options": {"minRepeats": {"$js": "symbol"}, "minCoveredTokens": 2}}`,
 		`{"id": 10, "op": "resolveLadderAction", "ladder": {"observe": 2, "steer": 3, "escalate": 4, "block": 5, "stop": 6}, "streak": 4, "allowBlock": true, "allowEscalate": {"$js": "undefined"}}`,
 		`{"id": 11, "op": "resolveLadderAction", "ladder": {"observe": 2, "steer": 3, "escalate": 4, "block": 2.5, "stop": 6}, "streak": 4, "allowBlock": true}`,
 		`{"id": 12, "op": "create", "option": true}`,
@@ -113,7 +113,7 @@ func TestProtocolEdges(t *testing.T) {
 		code string
 	}{{0.0, ""}, {1.0, ""}, {nil, "bad-request"}, {nil, "bad-request"}, {4.0, "bad-request"},
 		{5.0, "canonicalization"}, {6.0, "type-error"}, {7.0, "type-error"}, {8.0, "type-error"},
-		{9.0, "bad-request"}, {10.0, ""}, {11.0, "bad-request"}, {12.0, ""}, {13.0, ""}, {14.0, "type-error"}}
+		{9.0, "type-error"}, {10.0, ""}, {11.0, "bad-request"}, {12.0, ""}, {13.0, ""}, {14.0, "type-error"}}
 	if len(r) != len(want) {
 		t.Fatalf("%d responses for %d requests", len(r), len(want))
 	}

@@ -11,20 +11,20 @@ type port struct{ harness.Codes }
 // newPort maps the doomloop errors to their protocol codes.
 func newPort() port {
 	return port{harness.Codes{doomloop.ErrCanonicalization: harness.CodeCanonicalization,
-		doomloop.ErrTypeError: harness.CodeTypeError, doomloop.ErrOutsideDomain: harness.CodeBadRequest}}
+		doomloop.ErrTypeError: harness.CodeTypeError}}
 }
 
 func (port) Implementation() harness.Implementation {
 	return harness.Implementation{Name: "doomloop-kit-go-port", Language: "go", Version: "0.1.0"}
 }
 
-// Features: everything but js-coercion, js-inherited-members and
-// object-identity (the Go monitor has no fingerprint memo: MON-60, PROT-39).
+// Features: everything but js-inherited-members and object-identity (the
+// Go monitor has no fingerprint memo: MON-60, PROT-39).
 // Shared objects decode as one shared map or slice (PROT-33).
 func (port) Features() []string {
-	return []string{"bigint", "circular-references", "deep-nesting", "function-values", "json-own-members",
-		"large-integers", "lone-surrogates", "loop-key-functions", "negative-zero", "non-finite-numbers",
-		"shared-objects", "undefined"}
+	return []string{"bigint", "circular-references", "deep-nesting", "function-values", "js-coercion",
+		"json-own-members", "large-integers", "lone-surrogates", "loop-key-functions", "negative-zero",
+		"non-finite-numbers", "shared-objects", "undefined"}
 }
 
 func (port) ResolveOption(option any) (any, []harness.Warning, error) {
