@@ -311,6 +311,18 @@ BAD_INPUT: Final[list[dict[str, Any]]] = [
         "fact": _rejected("project"),
     },
     {
+        "name": "malformed-duplicate-tool-name",
+        "description": "two tools sharing a name is bad-scenario: a call could not tell "
+        "which one it names",
+        "spec": ["ENG-23"],
+        "scenario": _scenario(
+            "malformed-duplicate-tool-name",
+            tools=[{"name": "read"}, {"name": "read", "kind": "manual"}],
+            runs=[],
+        ),
+        "fact": _rejected("tools[1].name"),
+    },
+    {
         "name": "malformed-output-text-not-a-string",
         "description": "an output_text part whose text is false is bad-scenario: JS String(false) "
         "and Python str(False) differ, so the format admits only strings",
