@@ -71,6 +71,7 @@ def test_bad_input_covers_eng_20_to_23_one_fact_each() -> None:
         "malformed-unknown-loop-key-function",
         "malformed-item-without-type",
         "malformed-call-without-call-id",
+        "malformed-duplicate-tool-name",
         "malformed-project-transform-not-a-string",
         "malformed-output-text-not-a-string",
         "malformed-step-count-boolean",

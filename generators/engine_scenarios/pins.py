@@ -333,4 +333,62 @@ PINS: list[JsonObject] = [
         ),
         "rule": "7.1",
     },
+    {
+        **scenario(
+            "P-24",
+            "A fresh turn on a conversation awaiting approval saves in_progress before its "
+            "first dispatch (seen when that dispatch has no scripted response)",
+            ["ENG-124"],
+            [{"kind": "state", "at": "/status", "equals": "in_progress"}],
+            doomLoop=True,
+            initialState={"status": "awaiting_approval", "messages": []},
+            runs=[fresh([])],
+        ),
+        "rule": "7.1",
+    },
+    {
+        **scenario(
+            "P-25",
+            "A fresh turn on a conversation awaiting client tools saves nothing before its "
+            "first response (seen when that dispatch has no scripted response)",
+            ["ENG-124"],
+            [{"kind": "state", "at": "/status", "absent": True}],
+            doomLoop=True,
+            initialState={"status": "awaiting_client_tools", "messages": []},
+            runs=[fresh([])],
+        ),
+        "rule": "7.1",
+    },
+    {
+        **scenario(
+            "P-26",
+            "The stopWhen final dispatch does not take an escalation latched in the round "
+            "before it: it keeps the request's model",
+            ["ENG-75", "ENG-128"],
+            [{"kind": "dispatches", "models": ["cheap-model", "cheap-model", "cheap-model"]}],
+            tools=[WEB_SEARCH],
+            doomLoop={"ladder": ESCALATE_AT_2, "escalation": FRONTIER},
+            request={"stopWhenSteps": 1},
+            runs=[fresh([*repeated_calls("web_search", SAME, 2), DONE])],
+        ),
+        "rule": "7.5",
+    },
+    {
+        **scenario(
+            "P-27",
+            "The stopWhen final dispatch carries tool choice none, so it does not consume "
+            "the caller's forced choice: the state records no consumed key",
+            ["ENG-133"],
+            [{"kind": "state", "at": "/consumedForcedToolChoiceKey", "absent": True}],
+            tools=[{"name": "read"}],
+            doomLoop=True,
+            request={
+                "stopWhenSteps": 1,
+                "toolChoice": {"type": "function", "name": "read"},
+                "toolChoiceFromDispatch": 9,
+            },
+            runs=[fresh([*_reads(2), DONE])],
+        ),
+        "rule": "7.5",
+    },
 ]
