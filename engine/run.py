@@ -29,7 +29,7 @@ from .escalation import apply_overrides
 from .hooks import Hooks
 from .identity import Call, IdentityResolver
 from .jsjson import stringify
-from .rounds import Outcome, RoundRunner, function_call_output, unsent_output_item
+from .rounds import BatchKind, Outcome, RoundRunner, function_call_output, unsent_output_item
 from .scenario import RunSpec, Scenario
 from .tool_choice import ToolChoicePolicy
 from .transcript import Dispatch, Execution, RunEnd, RunTranscript
@@ -335,7 +335,7 @@ class Run:
 
     def _normal_round(self, calls: list[Call]) -> tuple[list[Outcome], list[dict[str, object]]]:
         """Run a normal round and save its outputs in call order (ENG-126 steps 6-7)."""
-        outcomes = self.rounds.run(calls, "normal")
+        outcomes = self.rounds.run(calls, BatchKind.NORMAL)
         self.steps += 1
         outputs = [outcome.output_item() for outcome in outcomes if outcome.answered]
         self.state.messages.extend(copy.deepcopy(outputs))
@@ -379,7 +379,7 @@ class Run:
             return False
         gated = [call for call in calls if self._tool_kind(call) in ("approval", "hitl")]
         auto = [call for call in calls if self._tool_kind(call) == "executable"]
-        outcomes = self.rounds.run(auto, "approval-pause")
+        outcomes = self.rounds.run(auto, BatchKind.APPROVAL_PAUSE)
         self.state.unsent.extend(outcome.unsent_result() for outcome in outcomes)
         self.state.pending = [copy.deepcopy(dict(call.item)) for call in gated]
         self._finish(response, "complete", AWAITING_APPROVAL)
@@ -402,7 +402,9 @@ class Run:
             elif call_id not in decided:
                 decided.add(call_id)
                 approved.append(Call.of(by_id[call_id]))
-        results = [outcome.unsent_result() for outcome in self.rounds.run(approved, "approved")]
+        results = [
+            outcome.unsent_result() for outcome in self.rounds.run(approved, BatchKind.APPROVED)
+        ]
         for call_id in self.spec.reject:
             if call_id not in by_id:
                 self.warnings.append(f"[engine] rejection of unknown call {call_id!r} ignored")
