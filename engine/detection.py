@@ -44,6 +44,8 @@ class Decision:
 
 
 PROCEED: Final = Decision("proceed")
+KEYED: Final = ("key", "fallback")
+"""The loop-key resolutions that give key material, so the call joins the round set (ENG-39)."""
 _DUPLICATE_ID: Final = object()
 
 
@@ -115,7 +117,7 @@ class Detection:
             self._cache[call.call_id] = (
                 _DUPLICATE_ID if duplicate_id else resolved
             )  # ENG-41, ENG-42
-            if resolved[0].kind != "exempt":
+            if resolved[0].kind in KEYED:
                 declared.append(ToolCall(call.name, resolved[0].key_material))  # ENG-39
         self._warnings.extend(self.monitor.declare_round(self.round, declared))  # ENG-43
 
@@ -192,10 +194,13 @@ class Detection:
                     f"detection for this call: {error}"
                 )
                 return PROCEED
-        if resolution.kind == "exempt":
-            return PROCEED  # ENG-47
-        if resolution.kind == "fallback":
-            self._warnings.append(f'[DoomLoop] tool "{call.name}": {resolution.warning}')  # ENG-48
+        match resolution.kind:
+            case "exempt":
+                return PROCEED  # ENG-47
+            case "fallback":
+                self._warnings.append(
+                    f'[DoomLoop] tool "{call.name}": {resolution.warning}'
+                )  # ENG-48
         record = self._record(
             call.name,
             resolution.key_material,

@@ -7,7 +7,7 @@ unanswerable call becomes differs.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from enum import Enum
 
 from doomloop_kit.reference import UNDEFINED
 
@@ -19,7 +19,13 @@ from .jsjson import stringify
 from .scenario import Scenario, ToolSpec
 from .transcript import Execution
 
-BatchKind = Literal["normal", "approval-pause", "approved"]
+
+class BatchKind(Enum):
+    """The three kinds of round (ENG-31); members compare by identity, like every Enum."""
+
+    NORMAL = "normal"
+    APPROVAL_PAUSE = "approval-pause"
+    APPROVED = "approved"
 
 
 @dataclass(frozen=True)
@@ -95,7 +101,7 @@ class RoundRunner:
     def _one(self, call: Call, kind: BatchKind) -> Outcome:
         tool = self._scenario.tool(call.name)
         if tool is None or not tool.executable:
-            if kind == "approved":
+            if kind is BatchKind.APPROVED:
                 return Outcome(call, error=texts.NOT_EXECUTABLE)  # ENG-127 step 2
             return Outcome(call, answered=False)  # ENG-44: no checkpoint
         if isinstance(call.arguments, Malformed):
@@ -105,7 +111,7 @@ class RoundRunner:
         decision = self._detection.check_call(call) if self._detection is not None else PROCEED
         if decision.blocks:  # ENG-78, ENG-83
             return Outcome(call, error=decision.message or texts.block_fallback(call.name))
-        if tool.kind == "hitl" and kind == "normal":
+        if tool.kind == "hitl" and kind is BatchKind.NORMAL:
             return Outcome(call, answered=False, hitl=True)  # ENG-135
         return self._execute(call, tool)
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import copy
 from collections.abc import Mapping
 from dataclasses import dataclass
+from enum import Enum
 
 from doomloop_kit.reference import UNDEFINED, DoomLoopMonitor, resolve_doom_loop_option
 
@@ -28,10 +29,22 @@ from .escalation import apply_overrides
 from .hooks import Hooks
 from .identity import Call, IdentityResolver
 from .jsjson import stringify
-from .rounds import Outcome, RoundRunner, function_call_output, unsent_output_item
+from .rounds import BatchKind, Outcome, RoundRunner, function_call_output, unsent_output_item
 from .scenario import RunSpec, Scenario
 from .tool_choice import ToolChoicePolicy
 from .transcript import Dispatch, Execution, RunEnd, RunTranscript
+
+
+class DispatchKind(Enum):
+    """What a dispatch is for (ENG-19); its value is the transcript's ``kind``.
+
+    Members are singletons compared by identity, so no test here hangs on string interning.
+    """
+
+    INITIAL = "initial"
+    FOLLOW_UP = "follow-up"
+    RESUME = "resume"
+    FINAL = "final"
 
 
 class DispatchFailed(Exception):
@@ -128,7 +141,7 @@ class Run:
         tool = self.scenario.tool(call.name)
         return tool is not None and tool.executable
 
-    def _dispatch(self, kind: str, items: list[dict[str, object]]) -> Response:
+    def _dispatch(self, kind: DispatchKind, items: list[dict[str, object]]) -> Response:
         """Build and send one request; only follow-ups take the latch (ENG-71, ENG-75)."""
         index = len(self.dispatches)
         request: dict[str, object] = {"model": self.request.model}
@@ -136,11 +149,12 @@ class Run:
             request["models"] = list(self.request.models)
         if self.scenario.tools:
             request["tools"] = [{"type": "function", "name": t.name} for t in self.scenario.tools]
-        choice = "none" if kind == "final" else self.tool_choice.offer(index)
+        choice = "none" if kind is DispatchKind.FINAL else self.tool_choice.offer(index)
         if choice is not UNDEFINED:
             request["toolChoice"] = choice
         replaced = False
-        if kind == "follow-up" and self.actions is not None and self.detection is not None:
+        takes_latch = kind is DispatchKind.FOLLOW_UP  # ENG-75
+        if takes_latch and self.actions is not None and self.detection is not None:
             pending = self.actions.latch.take()
             escalation = self.config.escalation if self.config is not None else None
             if pending is not None and escalation is not None:
@@ -148,16 +162,16 @@ class Run:
                 if monitor.can_escalate():
                     monitor.consume_escalation()
                     replaced = apply_overrides(request, escalation, pending)
-        if kind != "final" and not replaced:
+        if kind is not DispatchKind.FINAL and not replaced:
             self.tool_choice.sent(choice)  # ENG-74, ENG-133
         request["input"] = copy.deepcopy(items)
         scripted = next(self._script, None)
         if scripted is None:
-            self.dispatches.append(Dispatch(index, kind, request, None))
+            self.dispatches.append(Dispatch(index, kind.value, request, None))
             raise DispatchFailed(index)
         self._answered += 1
         response = Response(f"resp_{self._answered}", scripted.output)
-        self.dispatches.append(Dispatch(index, kind, request, response.id))
+        self.dispatches.append(Dispatch(index, kind.value, request, response.id))
         return response
 
     def _take_response(self, response: Response) -> None:
@@ -262,7 +276,7 @@ class Run:
         self.hooks.emit("SessionStart", {})
         self.session_started = True
         self.input = copy.deepcopy(self.state.messages)
-        self._first_response(self._dispatch("initial", self.input))
+        self._first_response(self._dispatch(DispatchKind.INITIAL, self.input))
 
     def _first_response(self, response: Response) -> None:
         """ENG-125 (the stop check comes late here: EQ-01)."""
@@ -316,12 +330,12 @@ class Run:
                 self.input.append(copy.deepcopy(message))
             self.input.extend(response.items())
             self.input.extend(copy.deepcopy(outputs))
-            response = self._dispatch("follow-up", self.input)
+            response = self._dispatch(DispatchKind.FOLLOW_UP, self.input)
             self._take_response(response)
 
     def _normal_round(self, calls: list[Call]) -> tuple[list[Outcome], list[dict[str, object]]]:
         """Run a normal round and save its outputs in call order (ENG-126 steps 6-7)."""
-        outcomes = self.rounds.run(calls, "normal")
+        outcomes = self.rounds.run(calls, BatchKind.NORMAL)
         self.steps += 1
         outputs = [outcome.output_item() for outcome in outcomes if outcome.answered]
         self.state.messages.extend(copy.deepcopy(outputs))
@@ -355,7 +369,7 @@ class Run:
             return
         self.input.extend(response.items())
         self.input.extend(copy.deepcopy(outputs))
-        final = self._dispatch("final", self.input)
+        final = self._dispatch(DispatchKind.FINAL, self.input)
         self.state.messages.extend(final.items())  # not checked (ENG-109)
         self._finish(final, "complete")
 
@@ -365,7 +379,7 @@ class Run:
             return False
         gated = [call for call in calls if self._tool_kind(call) in ("approval", "hitl")]
         auto = [call for call in calls if self._tool_kind(call) == "executable"]
-        outcomes = self.rounds.run(auto, "approval-pause")
+        outcomes = self.rounds.run(auto, BatchKind.APPROVAL_PAUSE)
         self.state.unsent.extend(outcome.unsent_result() for outcome in outcomes)
         self.state.pending = [copy.deepcopy(dict(call.item)) for call in gated]
         self._finish(response, "complete", AWAITING_APPROVAL)
@@ -388,7 +402,9 @@ class Run:
             elif call_id not in decided:
                 decided.add(call_id)
                 approved.append(Call.of(by_id[call_id]))
-        results = [outcome.unsent_result() for outcome in self.rounds.run(approved, "approved")]
+        results = [
+            outcome.unsent_result() for outcome in self.rounds.run(approved, BatchKind.APPROVED)
+        ]
         for call_id in self.spec.reject:
             if call_id not in by_id:
                 self.warnings.append(f"[engine] rejection of unknown call {call_id!r} ignored")
@@ -422,4 +438,4 @@ class Run:
         self.state.messages.extend(outputs)
         self.state.unsent = []
         self.input = copy.deepcopy(self.state.messages)
-        self._first_response(self._dispatch("resume", self.input))
+        self._first_response(self._dispatch(DispatchKind.RESUME, self.input))

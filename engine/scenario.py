@@ -293,9 +293,11 @@ class Scenario:
         )
         for tool in tools:
             build_loop_key(tool.loop_key, tool.name, Counter())  # ENG-23: check the form now
-        names = [tool.name for tool in tools]
-        if len(set(names)) != len(names):
-            raise ScenarioError("tools: two tools share a name")
+        names: set[str] = set()
+        for i, tool in enumerate(tools):
+            if tool.name in names:
+                raise ScenarioError(f"tools[{i}].name: a second tool named {tool.name!r}")
+            names.add(tool.name)
         initial = data.get("initialState")
         if initial is not None:
             _object(initial, "initialState")

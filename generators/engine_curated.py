@@ -311,6 +311,52 @@ BAD_INPUT: Final[list[dict[str, Any]]] = [
         "fact": _rejected("project"),
     },
     {
+        "name": "malformed-duplicate-tool-name",
+        "description": "two tools sharing a name is bad-scenario: a call could not tell "
+        "which one it names",
+        "spec": ["ENG-23"],
+        "scenario": _scenario(
+            "malformed-duplicate-tool-name",
+            tools=[{"name": "read"}, {"name": "read", "kind": "manual"}],
+            runs=[],
+        ),
+        "fact": _rejected("tools[1].name"),
+    },
+    {
+        "name": "malformed-dispatch-count-boolean",
+        "description": "a toolChoiceFromDispatch of true is bad-scenario: true is not a count",
+        "spec": ["ENG-23"],
+        "scenario": _scenario(
+            "malformed-dispatch-count-boolean",
+            request={"toolChoiceFromDispatch": True},
+            runs=[],
+        ),
+        "fact": _rejected("dispatch and step counts"),
+    },
+    {
+        "name": "malformed-loop-key-function-after-known-names",
+        "description": "a loopKey function name sorting after the known ones (zzz) is bad-scenario",
+        "spec": ["ENG-23"],
+        "scenario": _scenario(
+            "malformed-loop-key-function-after-known-names",
+            tools=[{"name": "t", "loopKey": {"function": "zzz"}}],
+            runs=[],
+        ),
+        "fact": _rejected("loopKey function"),
+    },
+    {
+        "name": "malformed-loop-key-function-with-fields",
+        "description": "an unknown loopKey function name is bad-scenario even with a valid "
+        "project-style fields member",
+        "spec": ["ENG-23"],
+        "scenario": _scenario(
+            "malformed-loop-key-function-with-fields",
+            tools=[{"name": "t", "loopKey": {"function": "guess", "fields": {"q": []}}}],
+            runs=[],
+        ),
+        "fact": _rejected("loopKey function"),
+    },
+    {
         "name": "malformed-output-text-not-a-string",
         "description": "an output_text part whose text is false is bad-scenario: JS String(false) "
         "and Python str(False) differ, so the format admits only strings",

@@ -707,7 +707,7 @@ ESCALATION: list[JsonObject] = [
 # -- 8.3 remediation --------------------------------------------------------------
 
 
-def _server_turns(queries: list[JsonObject]) -> list[Json]:
+def server_turns(queries: list[JsonObject]) -> list[Json]:
     """Each turn: a ``web_search_call`` server item and a client ``note`` call (R-17..R-19)."""
     return [
         turn(
@@ -983,7 +983,7 @@ REMEDIATION: list[JsonObject] = [
         ],
         tools=[{"name": "note"}],
         doomLoop={"ladder": {"observe": 2, "block": 3, "stop": 3}},
-        runs=[fresh(_server_turns([{"type": "search", "query": "same query"}] * 4))],
+        runs=[fresh(server_turns([{"type": "search", "query": "same query"}] * 4))],
     ),
     scenario(
         "R-18",
@@ -993,7 +993,7 @@ REMEDIATION: list[JsonObject] = [
         tools=[{"name": "note"}],
         doomLoop=ON,
         runs=[
-            fresh([*_server_turns([{"type": "search", "query": q} for q in ("one", "two")]), DONE])
+            fresh([*server_turns([{"type": "search", "query": q} for q in ("one", "two")]), DONE])
         ],
     ),
     scenario(
