@@ -14,7 +14,6 @@ reached. Writes nothing.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import hashlib
 import json
 import time
@@ -22,49 +21,20 @@ from collections import Counter
 from typing import Any
 
 from doomloop_kit.engine import run_scenario
-from doomloop_kit.generators import engine_families
+from doomloop_kit.generators import engine_families, regenerate
 from doomloop_kit.vectorset.files import dumps
-from hypothesis import HealthCheck, Phase, Verbosity, given, settings
-from hypothesis import seed as hypothesis_seed
 
-DRAW_FACTOR = 3
 ACTIONS = ("observe", "steer", "escalate", "block", "stop")
 
 
-class _Enough(Exception):
-    pass
-
-
 def draw(name: str, count: int) -> list[tuple[str, dict[str, Any]]]:
-    """The first ``count`` distinct draws of a family, as the regeneration draws them."""
+    """The first ``count`` distinct draws of a family, with the regeneration's own drawing."""
     family = engine_families.ENGINE_FAMILIES[name]
-    drawn: list[tuple[str, dict[str, Any]]] = []
-    keys: set[str] = set()
+    return regenerate.draw_pairs(family.strategy(), count, family.seed, _content_key)
 
-    @settings(
-        max_examples=count * DRAW_FACTOR,
-        database=None,
-        deadline=None,
-        phases=[Phase.generate],
-        suppress_health_check=list(HealthCheck),
-        derandomize=False,
-        print_blob=False,
-        report_multiple_bugs=False,
-        verbosity=Verbosity.quiet,
-    )
-    @hypothesis_seed(family.seed)
-    @given(engine_families.scenarios(name, with_shape=True))
-    def collect(pair: tuple[str, dict[str, Any]]) -> None:
-        key = hashlib.sha256(json.dumps(pair[1], sort_keys=True).encode()).hexdigest()
-        if key not in keys:
-            keys.add(key)
-            drawn.append(pair)
-        if len(drawn) >= count:
-            raise _Enough
 
-    with contextlib.suppress(_Enough):
-        collect()
-    return drawn
+def _content_key(scenario: Any) -> str:
+    return hashlib.sha256(json.dumps(scenario, sort_keys=True).encode()).hexdigest()
 
 
 def main() -> int:
