@@ -44,7 +44,7 @@ from hypothesis import seed as hypothesis_seed
 
 from . import build, curated, engine_curated, strategies
 
-GENERATOR_VERSION = "3"
+GENERATOR_VERSION = "4"
 """Bumped when the generators change what they draw (the same seed, other transcripts)."""
 
 HYPOTHESIS_VERSION = "6.170.17"

@@ -31,6 +31,7 @@ about half of the options.
 from __future__ import annotations
 
 import contextlib
+import itertools
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -379,34 +380,58 @@ def polling_transcripts(draw: st.DrawFn) -> tuple[str, Transcript]:
 
 
 BLOB_NUMBER_EDGES: tuple[Any, ...] = (
-    0, NEG_ZERO, -1, 0.5, 2.5, 2**53, 2**53 + 1, 1e300, NAN, INFINITY, None, "3", True,
+    0, -1, 0.5, 2.5, 2**53, 2**53 + 1, 1e300, None, "3", True,
 )  # fmt: skip
 """Counter values a foreign writer could persist (STATE-21, STATE-24, STATE-27, STATE-28)."""
+BLOB_TAGGED_EDGES: tuple[Any, ...] = (NEG_ZERO, NAN, INFINITY, NEG_INFINITY)
+"""The doubles a blob carries as tags (STATE-35), drawn as often as all the others."""
+
+
+def _blob_number(draw: st.DrawFn) -> Any:
+    return draw(st.one_of(st.sampled_from(BLOB_NUMBER_EDGES), st.sampled_from(BLOB_TAGGED_EDGES)))
+
+
+def _tag_counters(draw: st.DrawFn, blob: dict[str, Any]) -> None:
+    """Every counter of ``blob`` as -0, NaN or an infinity (STATE-35): the tags
+    of a drawn order, in turn, so that one blob holds several of them."""
+    turn = itertools.cycle(draw(st.permutations(BLOB_TAGGED_EDGES)))
+    for entry in blob.get("tools", {}).values():
+        if not isinstance(entry, dict):  # a null tool stays null
+            continue
+        entry["streak"] = next(turn)
+        counts = entry.get("callStreaks")
+        if isinstance(counts, dict) and counts:
+            counts[draw(st.sampled_from(sorted(counts)))] = next(turn)
+    blob["escalationsUsed"] = next(turn)
+    if isinstance(blob.get("text"), dict):
+        blob["text"]["streak"] = next(turn)
+
+
+BLOB_TRANSFORMS = (
+    "as-is",
+    "drop-call-streaks",
+    "drop-round-fingerprints",
+    "drop-optional",
+    "reverse-round-fingerprints",
+    "duplicate-round-fingerprint",
+    "engine-fields",
+    "one-element-set",
+    "string-streaks",
+    "edge-streaks",
+    "edge-call-streaks",
+    "edge-counters",
+    "null-tool",
+)
+"""How :func:`_transform_blob` rewrites a real blob as another writer could."""
 
 
 def _transform_blob(draw: st.DrawFn, blob: Any) -> Any:
-    """A state blob as another writer could emit it, derived from a real one."""
+    """A state blob as another writer could emit it, derived from a real one:
+    one of :data:`BLOB_TRANSFORMS`, then, one blob in three, its counters as
+    tags (:func:`_tag_counters`)."""
     blob = json.loads(json.dumps(blob))
     tools = blob.get("tools", {})
-    how = draw(
-        st.sampled_from(
-            [
-                "as-is",
-                "drop-call-streaks",
-                "drop-round-fingerprints",
-                "drop-optional",
-                "reverse-round-fingerprints",
-                "duplicate-round-fingerprint",
-                "engine-fields",
-                "one-element-set",
-                "string-streaks",
-                "edge-streaks",
-                "edge-call-streaks",
-                "edge-counters",
-                "null-tool",
-            ]
-        )
-    )
+    how = draw(st.sampled_from(BLOB_TRANSFORMS))
     for entry in tools.values():
         fps = entry.get("roundFingerprints")
         if how == "drop-call-streaks":
@@ -425,38 +450,50 @@ def _transform_blob(draw: st.DrawFn, blob: Any) -> Any:
         elif how == "string-streaks":
             entry["streak"] = str(entry["streak"])
         elif how == "edge-streaks":
-            entry["streak"] = draw(st.sampled_from(BLOB_NUMBER_EDGES))
+            entry["streak"] = _blob_number(draw)
         elif how == "edge-call-streaks":
             counts = entry.get("callStreaks")
             if isinstance(counts, dict) and counts and draw(st.booleans()):
-                counts[draw(st.sampled_from(sorted(counts)))] = draw(
-                    st.sampled_from(BLOB_NUMBER_EDGES)
-                )
+                counts[draw(st.sampled_from(sorted(counts)))] = _blob_number(draw)
             else:
                 entry["callStreaks"] = draw(st.sampled_from(["ab", 7, None, [], [3]]))
     if how == "null-tool" and tools:
         tools[draw(st.sampled_from(sorted(tools)))] = None
     if how == "edge-counters":
-        blob["escalationsUsed"] = draw(st.sampled_from(BLOB_NUMBER_EDGES))
+        blob["escalationsUsed"] = _blob_number(draw)
         if isinstance(blob.get("text"), dict):
-            blob["text"]["streak"] = draw(st.sampled_from(BLOB_NUMBER_EDGES))
+            blob["text"]["streak"] = _blob_number(draw)
     if how == "drop-optional":
         blob.pop("text", None)
         blob.pop("escalationsUsed", None)
     if how == "engine-fields":
         blob["stopVerdict"] = None
         blob["pendingSteer"] = ["Take a different approach."]
+    if draw(st.integers(0, 2)) == 2:
+        _tag_counters(draw, blob)
     return blob
 
 
 @st.composite
 def resume_transcripts(draw: st.DrawFn) -> tuple[str, Transcript]:
-    """Rounds with resumes, getState and restores of transformed blobs at any point."""
+    """Rounds with resumes, getState and restores of transformed blobs at any point;
+    one transcript in four starts from a transformed blob (``create``'s state, MON-06)."""
     option = draw(options())
-    monitor = oracle.create_monitor({"option": option})
     base = draw(round_calls(tools=("read", "grep"), paths=PATHS[:3], max_size=3))
-    steps: list[dict[str, Any]] = []
+    transcript: Transcript = {"option": option}
     kinds = set()
+    if draw(st.integers(0, 3)) == 3:
+        earlier = oracle.create_monitor({"option": option})
+        for _ in range(draw(st.integers(1, 3))):
+            for step in _rounds_to_steps(draw, [base], declared=_policy(draw)):
+                _apply(earlier, step)
+        transcript["initialState"] = _transform_blob(draw, earlier.get_state())
+        kinds.add("initial")
+    request = {"option": option}
+    if "initialState" in transcript:
+        request["state"] = transcript["initialState"]
+    monitor = oracle.create_monitor(request)
+    steps: list[dict[str, Any]] = []
     number = 0
     for _ in range(draw(st.integers(2, 5))):
         calls = base if draw(st.integers(0, 3)) else draw(round_calls(paths=PATHS[:3], max_size=3))
@@ -483,7 +520,7 @@ def resume_transcripts(draw: st.DrawFn) -> tuple[str, Transcript]:
             number = 0
     steps.append(get_state())
     shape = "-".join(sorted(kinds)) or "plain"
-    return f"resume-{shape}", {"option": option, "steps": steps}
+    return f"resume-{shape}", {**transcript, "steps": steps}
 
 
 def _apply(monitor: Any, step: dict[str, Any]) -> None:
@@ -684,10 +721,11 @@ def escalation_transcripts(draw: st.DrawFn) -> tuple[str, Transcript]:
     return "escalation", {"option": option, "steps": steps}
 
 
-STREAK_EDGES: tuple[Any, ...] = (0, -1, 0.5, 2.5, 2**53, 2**53 + 1, 1e300)
-"""resolveLadderAction streaks at the edges: LAD-02 compares them as doubles.
-A streak is a plain JSON number (PROT-28, the vector schema): no -0, NaN or
-Infinity tags."""
+STREAK_EDGES: tuple[Any, ...] = (
+    0, -1, 0.5, 2.5, 2**53, 2**53 + 1, 1e300, NEG_ZERO, NAN, INFINITY, NEG_INFINITY,
+)  # fmt: skip
+"""resolveLadderAction streaks at the edges: any double, compared as JS compares
+doubles (LAD-02, LAD-09); -0, NaN and the infinities travel as tags."""
 RUNG_EDGES: tuple[Any, ...] = (0, -1, 2**53 + 1, 2**60)
 """Integer thresholds at the edges (PROT-28: an integer or false)."""
 ALLOW_ESCALATE_EDGES: tuple[Any, ...] = (UNDEFINED, None, 0, 1, "", "x", [], NAN)
@@ -772,12 +810,19 @@ KEY_EDGES: tuple[Any, ...] = (
 integers, empty and whitespace strings, empty containers, odd member names."""
 TEXT_EDGES = ("", " ", "\t\n", "\u2000\u200a", "\ufeff", "\u3000 ", "\u1fff", "\u200b")
 """Assistant texts that are empty, whitespace only, or just not whitespace (MON-41, MON-42)."""
-ROUND_NUMBERINGS = ("as-is", "as-is", "as-is", "as-is", "negative", "fraction", "huge")
+ROUND_NUMBERINGS = (
+    "as-is", "as-is", "as-is", "as-is", "negative", "fraction", "huge", "signed-zero",
+    "non-finite",
+)  # fmt: skip
 """How a transcript's round numbers are written: as drawn, or mapped to the
-edges of the double (DATA-09): -n, n + 0.5, or 2^53 + n (unsafe: neighbouring
-rounds may become one double). A round is a plain JSON number (the vector
-schema): no -0, NaN or Infinity tags, and round 0 stays 0 (a bare -0 token is
-outside the domain, PROT-29)."""
+edges of the double (MON-63, DATA-09): -n, n + 0.5, 2^53 + n (unsafe:
+neighbouring rounds may become one double); ``signed-zero``: round 0 written
+as the tag -0 in some of its steps (-0 === 0, the same round; a bare -0 token
+is outside the domain, PROT-29, so -0 is always the tag); ``non-finite``: one
+of the transcript's round numbers becomes NaN (equal to no round, itself
+included), Infinity or -Infinity in every step that names it."""
+NON_FINITE_ROUNDS: tuple[Any, ...] = (NAN, INFINITY, NEG_INFINITY)
+"""The tags a ``non-finite`` numbering writes (feature ``non-finite-numbers``)."""
 
 
 MONITOR_INPUT_OPS = ("declareRound", "recordToolCall", "recordAssistantText")
@@ -785,13 +830,33 @@ TEXT_OPS = ("recordAssistantText", "detectTextRepetition")
 
 
 def _round_value(numbering: str, number: Any) -> Any:
-    if not isinstance(number, int) or isinstance(number, bool) or numbering == "as-is":
+    """The whole-transcript mappings of :data:`ROUND_NUMBERINGS` (the others are per step)."""
+    if not isinstance(number, int) or isinstance(number, bool):
         return number
     if numbering == "negative":
         return -number
     if numbering == "fraction":
         return number + 0.5
-    return 2**53 + number  # huge
+    if numbering == "huge":
+        return 2**53 + number
+    return number  # as-is, signed-zero, non-finite
+
+
+def _round_renamer(
+    draw: st.DrawFn, numbering: str, steps: Sequence[dict[str, Any]]
+) -> Callable[[Any], Any]:
+    """How each step's round is written under ``numbering`` (MON-63); the first
+    choice of every draw keeps the round, so shrinking leads back to it."""
+    if numbering == "non-finite":
+        numbers = sorted({s["round"] for s in steps if isinstance(s.get("round"), int)})
+        if not numbers:
+            return lambda number: number
+        chosen = draw(st.sampled_from(numbers))
+        value = draw(st.sampled_from(NON_FINITE_ROUNDS))
+        return lambda number: value if number == chosen else number
+    if numbering == "signed-zero":
+        return lambda number: NEG_ZERO if number == 0 and draw(st.booleans()) else number
+    return lambda number: _round_value(numbering, number)
 
 
 def _relabelled(value: Any, mapping: dict[str, Any]) -> Any:
@@ -808,8 +873,8 @@ def with_edges(draw: st.DrawFn, pair: tuple[str, Transcript]) -> tuple[str, Tran
     and key material (:data:`KEY_EDGES`), each renamed consistently so that
     the family's pattern survives; assistant texts (:data:`TEXT_EDGES`);
     ``recordToolCall`` options holding ``undefined`` (CFG-46). Tool names and
-    key material are kept when the transcript restores a blob (the blob's
-    fingerprints would no longer match). The first choice of every draw is
+    key material are kept when the transcript restores a blob or starts from
+    one (the blob's tools and fingerprints would no longer match). The first choice of every draw is
     "keep", so Hypothesis shrinks toward the family's own transcript.
     """
     shape, transcript = pair
@@ -819,7 +884,8 @@ def with_edges(draw: st.DrawFn, pair: tuple[str, Transcript]) -> tuple[str, Tran
     ):
         return pair
     numbering = draw(st.sampled_from(ROUND_NUMBERINGS))
-    restores = any(step["op"] == "restore" for step in steps)
+    renumber = _round_renamer(draw, numbering, steps)
+    restores = "initialState" in transcript or any(step["op"] == "restore" for step in steps)
     tools = sorted({step["toolName"] for step in steps if "toolName" in step})
     tool_names: dict[str, str] = {}
     keys: dict[str, Any] = {}
@@ -840,10 +906,13 @@ def with_edges(draw: st.DrawFn, pair: tuple[str, Transcript]) -> tuple[str, Tran
     blank = draw(st.integers(0, 5)) == 0
     undefined_options = draw(st.integers(0, 7)) == 0
     moved: list[dict[str, Any]] = []
+    renumbered = False
     for step in steps:
         step = dict(step)
         if "round" in step:
-            step["round"] = _round_value(numbering, step["round"])
+            number = step["round"]
+            step["round"] = renumber(number)
+            renumbered |= type(step["round"]) is not type(number) or step["round"] != number
         if "toolName" in step:
             step["toolName"] = tool_names.get(step["toolName"], step["toolName"])
         if "keyMaterial" in step:
@@ -864,7 +933,7 @@ def with_edges(draw: st.DrawFn, pair: tuple[str, Transcript]) -> tuple[str, Tran
     changed = [
         name
         for name, on in (
-            ("rounds", numbering != "as-is"),
+            ("rounds", renumbered),
             ("tools", bool(tool_names)),
             ("keys", bool(keys)),
         )

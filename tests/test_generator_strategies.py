@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from doomloop_kit.generators import build, strategies
-from doomloop_kit.vectorset.files import Vector
+from doomloop_kit.vectorset.files import ABSENT, Vector
 from harnesses import support
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import seed as hypothesis_seed
@@ -82,6 +82,7 @@ def _edge_found(name: str, vs: list[Vector]) -> bool:
     texts = [s.inputs["text"] for v in vs for s in v.steps if s.op == "recordAssistantText"]
     streaks = [s.inputs["streak"] for v in vs for s in v.steps if s.op == "resolveLadderAction"]
     blobs = [str(s.inputs["state"]) for v in vs for s in v.steps if s.op == "restore"]
+    initial = [str(v.initial_state) for v in vs if v.initial_state is not ABSENT]
     options = [str(v.option.get("text")) for v in vs if isinstance(v.option, dict)]
     checks = {
         "negative round": any(isinstance(r, int | float) and r < 0 for r in rounds),
@@ -100,6 +101,18 @@ def _edge_found(name: str, vs: list[Vector]) -> bool:
         "unsafe streak": 2**53 + 1 in streaks,
         "negative streak": -1 in streaks,
         "NaN in a blob": "NaN" in "".join(blobs),
+        "-0 in a blob": "'-0'" in "".join(blobs),
+        "Infinity in a blob": "'Infinity'" in "".join(blobs),
+        "-Infinity in a blob": "'-Infinity'" in "".join(blobs),
+        "-0 in an initial state": "'-0'" in "".join(initial),
+        "-Infinity in an initial state": "'-Infinity'" in "".join(initial),
+        **{
+            f"{name} round": _tag(name) in rounds for name in ("-0", "NaN", "Infinity", "-Infinity")
+        },
+        **{
+            f"{name} streak": _tag(name) in streaks
+            for name in ("-0", "NaN", "Infinity", "-Infinity")
+        },
         "-0 text option": "'-0'" in "".join(options),
     }
     return checks[name]
@@ -109,7 +122,16 @@ EDGES = (
     "negative round", "fractional round", "unsafe round", "odd tool name", "null key material",
     "-0 key material", "empty text", "whitespace-only text", "undefined record option",
     "unsafe streak", "negative streak", "NaN in a blob", "-0 text option",
+    # issue 14: every double at every numeric position (MON-63, LAD-09, STATE-35)
+    "-0 round", "NaN round", "Infinity round", "-Infinity round",
+    "-0 streak", "NaN streak", "Infinity streak", "-Infinity streak",
+    "-0 in a blob", "Infinity in a blob", "-Infinity in a blob",
+    "-0 in an initial state", "-Infinity in an initial state",
 )  # fmt: skip
+
+
+def _tag(name: str) -> dict[str, str]:
+    return {"$js": "number", "value": name}
 
 
 def test_generated_vectors_reach_every_edge() -> None:
@@ -121,30 +143,40 @@ def test_generated_vectors_reach_every_edge() -> None:
 
 def test_an_edge_missing_is_noticed() -> None:
     assert not _edge_found("unsafe round", [])
+    assert not _edge_found("NaN round", [])
+
+
+def _round_key(number: Any) -> Any:
+    """-0 is round 0 (MON-63); any other tag stands for itself (NaN conservatively too)."""
+    return 0 if number == _tag("-0") else number
 
 
 def test_no_record_leans_on_a_declaration_across_restore() -> None:
     """OQ-08: after a mid-run restore, no record uses a declaration made before it."""
     bad = []
     for v in vectors():
-        declared_before_restore: float | None = None
-        current: float | None = None
+        declared_before_restore: Any = None
+        current: Any = None
         for step in v.steps:
             if step.op == "resume":
                 current = declared_before_restore = None
             elif step.op == "declareRound":
-                current = step.inputs["round"]
+                current = _round_key(step.inputs["round"])
                 declared_before_restore = None
             elif step.op == "restore":
                 declared_before_restore = current
-            elif step.op == "recordToolCall" and step.inputs["round"] == declared_before_restore:
+            elif (
+                step.op == "recordToolCall"
+                and _round_key(step.inputs["round"]) == declared_before_restore
+            ):
                 bad.append(v.id)
                 break
     assert not bad, bad[:10]
 
 
 def test_flags_and_arguments_are_specified() -> None:
-    """OQ-13, OQ-14, OQ-16, OQ-18: the schema makes these types; spot-check the values."""
+    """OQ-13, OQ-14, OQ-18 (and MON-63, which settled OQ-16): the schema makes these
+    types; spot-check the values."""
     for v in vectors():
         for step in v.steps:
             if step.op == "resolveLadderAction":
@@ -152,7 +184,7 @@ def test_flags_and_arguments_are_specified() -> None:
             if step.op == "resolveLoopKey":
                 assert isinstance(step.inputs["args"], dict), v.id
             if step.op in ("recordToolCall", "declareRound"):
-                assert isinstance(step.inputs["round"], int | float), v.id
+                assert _is_number(step.inputs["round"]), v.id  # any double (MON-63)
 
 
 def _depth(value: Any) -> int:

@@ -29,6 +29,7 @@ MODULES = (
     "sharing",
     "memo",
     "gaps",
+    "numbers",
 )
 """Module names, in the order their files are listed in the manifest."""
 
