@@ -41,6 +41,10 @@ FOO = " ".join(["foo bar baz"] * 10)
 """30 tokens, 119 code units: period 3 repeated 10 times."""
 NO = " ".join(["no"] * 12)
 """12 tokens: period 1 repeated 12 times (the shortest default hit)."""
+NO_20 = " ".join(["no"] * 20)
+"""20 tokens of period 1: a token window of w < 20 keeps w of them, repeats w."""
+ABCD = "a b c d"
+"""4 distinct tokens: with minCoveredTokens 2, only a minRepeats <= 1 finds period 2 (one copy)."""
 TWO_53 = 2**53
 FP_K = "c7f52875b99a7ae0edc0d62377020c31b846417b49ba5a3df3bf88932d5aeba3"
 """fingerprintToolCall("t", "k")."""
@@ -212,6 +216,13 @@ NUMBERS: list[dict[str, Any]] = [
         maxWindowTokens=2.5,
         minRepeats=2,
         minCoveredTokens=2,
+    ),
+    _detect(
+        "window-fraction-keeps-one-code-unit",
+        "maxWindowTokens 0.02: the budget 1.28 is exceeded and slice(-1.28) truncates to slice(-1), keeping the last code unit only: one token, no result",
+        ["TXT-18", "TXT-08"],
+        FOO,
+        maxWindowTokens=0.02,
     ),
     _detect(
         "window-negative-zero-keeps-everything",
@@ -491,6 +502,79 @@ COERCION: list[dict[str, Any]] = [
         minRepeats=[NEG_INFINITY],
     ),
     _detect(
+        "coerce-max-period-plus-infinity-string",
+        'maxPeriodTokens "+Infinity" is +Infinity (StringToNumber takes one optional sign before Infinity): the period-3 hit',
+        ["TXT-22", "TXT-20"],
+        FOO,
+        maxPeriodTokens="+Infinity",
+    ),
+    _detect(
+        "coerce-max-period-double-sign-infinity-string",
+        'maxPeriodTokens "++Infinity" is NaN (StringToNumber allows at most one sign): no period runs, no result',
+        ["TXT-22", "TXT-20"],
+        FOO,
+        maxPeriodTokens="++Infinity",
+    ),
+    _detect(
+        "coerce-max-period-eight-signs-infinity-string",
+        'maxPeriodTokens "++++++++Infinity" (eight signs) is NaN like any run of more than one sign: no period runs, no result',
+        ["TXT-22", "TXT-20"],
+        FOO,
+        maxPeriodTokens="++++++++Infinity",
+    ),
+    _detect(
+        "coerce-max-period-infinity-suffix-string",
+        'maxPeriodTokens "Infinityx" is NaN (the whole trimmed string must be the literal): no period runs, no result',
+        ["TXT-22", "TXT-20"],
+        FOO,
+        maxPeriodTokens="Infinityx",
+    ),
+    _detect(
+        "coerce-max-window-minus-infinity-string",
+        'maxWindowTokens "-Infinity" is -Infinity: slice(Infinity) keeps no code unit, no result',
+        ["TXT-22", "TXT-18"],
+        FOO,
+        maxWindowTokens="-Infinity",
+    ),
+    _detect(
+        "coerce-max-window-hex-string",
+        'maxWindowTokens "0x10" is 16 (a hexadecimal integer): the last 16 of 20 "no" tokens, repeats 16',
+        ["TXT-22", "TXT-19"],
+        NO_20,
+        maxWindowTokens="0x10",
+    ),
+    _detect(
+        "coerce-max-window-octal-string",
+        'maxWindowTokens "0o20" is 16 (an octal integer): the last 16 of 20 "no" tokens, repeats 16',
+        ["TXT-22", "TXT-19"],
+        NO_20,
+        maxWindowTokens="0o20",
+    ),
+    _detect(
+        "coerce-min-repeats-false",
+        "minRepeats false is 0 (ToNumber(false)): a single copy meets it, period 2 of four distinct tokens",
+        ["TXT-22", "TXT-12"],
+        ABCD,
+        minRepeats=False,
+        minCoveredTokens=2,
+    ),
+    _detect(
+        "coerce-min-repeats-array-null",
+        'minRepeats [null] joins to "" (join writes null as empty), which is 0: a single copy meets it',
+        ["TXT-22", "TXT-12"],
+        ABCD,
+        minRepeats=[None],
+        minCoveredTokens=2,
+    ),
+    _detect(
+        "coerce-min-repeats-array-zero",
+        'minRepeats [0] joins to "0" (String(0)), which is 0: a single copy meets it',
+        ["TXT-22", "TXT-12"],
+        ABCD,
+        minRepeats=[0],
+        minCoveredTokens=2,
+    ),
+    _detect(
         "coerce-min-repeats-circular-array",
         'minRepeats as an array containing itself joins to "" (join skips the cycle): 0, always met',
         ["TXT-22"],
@@ -517,6 +601,16 @@ COERCION: list[dict[str, Any]] = [
     _enabled("enabled-empty-string-disables", 'text.enabled "" is falsy: no text verdict', ""),
     _enabled(
         "enabled-zero-bigint-disables", "text.enabled 0n is falsy: no text verdict", bigint(0)
+    ),
+    _enabled(
+        "enabled-positive-bigint-enables",
+        "text.enabled 1n is truthy (only 0n is a falsy bigint): text verdicts",
+        bigint(1),
+    ),
+    _enabled(
+        "enabled-negative-bigint-enables",
+        "text.enabled -1n is truthy (only 0n is a falsy bigint): text verdicts",
+        bigint(-1),
     ),
     _enabled("enabled-empty-array-enables", "text.enabled [] is truthy: text verdicts", []),
     _enabled("enabled-empty-object-enables", "text.enabled {} is truthy: text verdicts", {}),
