@@ -48,7 +48,7 @@ from typing import Any, Final
 
 from doomloop_kit.reference import messages, wire
 from doomloop_kit.reference.jsvalues import is_number
-from doomloop_kit.reference.loop_keys import names_inherited_member
+from doomloop_kit.vectorset import oracle
 from doomloop_kit.vectorset.files import compare
 
 MONITOR_OPS: Final = frozenset(
@@ -231,9 +231,7 @@ def needs(line: Line) -> frozenset[str]:
             found |= wire.features_of(value)
     if wire.uses_js_coercion(request):
         found.add("js-coercion")
-    if request.get("op") == "resolveLoopKey" and names_inherited_member(
-        request.get("loopKey"), request.get("args")
-    ):
+    if oracle.needs_member_rule(request):
         found.add("js-inherited-members")
     return frozenset(found)
 

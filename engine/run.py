@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import Enum
 
-from doomloop_kit.reference import UNDEFINED, DoomLoopMonitor, resolve_doom_loop_option
+from doomloop_kit.reference import UNDEFINED, DoomLoopMonitor, messages, resolve_doom_loop_option
 
 from . import texts
 from .actions import Actions
@@ -82,7 +82,9 @@ class Run:
         option = scenario.doom_loop if spec.doom_loop is UNDEFINED else spec.doom_loop
         resolution = resolve_doom_loop_option(option)  # ENG-24
         self.config = resolution.config
-        self.config_warnings = tuple(warning.code for warning in resolution.warnings)
+        self.config_warnings = tuple(  # the codes of CFG-34
+            messages.warning_data(warning.message)["code"] for warning in resolution.warnings
+        )
         self.hooks = Hooks(scenario.hooks, self.warnings)
         self.identity = IdentityResolver(scenario.tools)
         self.actions: Actions | None = None

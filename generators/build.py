@@ -38,7 +38,7 @@ Transcript = Mapping[str, Any]
 """``{"option"?, "initialState"?, "steps": [...]}`` -- see the module docstring."""
 
 
-DECLARED_ONLY_FEATURES = frozenset({"json-own-members", "js-inherited-members"})
+DECLARED_ONLY_FEATURES = oracle.MEMBER_RULES
 """Features that mark an expectation rather than an input encoding (spec CONF-11)."""
 
 
@@ -169,6 +169,11 @@ def build_vector(
     steps = list(transcript["steps"])
     if not steps:
         raise BuildError(f"{id}: a vector needs at least one step")
+    if not oracle.declares_member_rule_rightly(extra_features, steps):
+        raise BuildError(
+            f"{id}: declare one of {sorted(DECLARED_ONLY_FEATURES)} exactly when a"
+            " resolveLoopKey step names an inherited member its args lacks (CONF-13)"
+        )
     expects = expectations(transcript, extra_features)
     built = [
         Step(step["op"], _inputs(step), expect) for step, expect in zip(steps, expects, strict=True)

@@ -139,10 +139,6 @@ class ConfigWarning:
 
     message: str
 
-    @property
-    def code(self) -> str:
-        return messages.warning_data(self.message)["code"]
-
     def to_json(self) -> dict[str, object]:
         return dict(messages.warning_data(self.message))
 

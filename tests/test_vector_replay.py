@@ -124,9 +124,26 @@ def test_features_are_computed_from_inputs() -> None:
             computed = set(build.features_of_vector(v))
             declared = set(v.features)
             assert declared - computed <= build.DECLARED_ONLY_FEATURES, v.id
+            requests = [{"op": step.op, **step.inputs} for step in v.steps]
+            assert oracle.declares_member_rule_rightly(declared, requests), v.id  # CONF-13
             assert computed <= declared, v.id
             assert v.features == sorted(v.features)
             assert set(v.features) <= set(wire.FEATURES)
+
+
+def test_member_rule_declared_exactly_where_it_matters() -> None:
+    """CONF-13: the build refuses a missing, needless or double expectation feature."""
+
+    def transcript(args: dict[str, int]) -> dict[str, object]:
+        return {"steps": [{"op": "resolveLoopKey", "loopKey": ["toString", 7], "args": args}]}
+
+    inherited, own = transcript({"a": 1}), transcript({"toString": 1})
+    built = build.build_vector("x/in", "", [], [], inherited, ["js-inherited-members"])
+    assert built.features == ["js-inherited-members"]
+    both = ["json-own-members", "js-inherited-members"]
+    for wrong, extra in ((inherited, []), (own, ["json-own-members"]), (inherited, both)):
+        with pytest.raises(build.BuildError, match="CONF-13"):
+            build.build_vector("x/bad", "", [], [], wrong, extra)
 
 
 def _spec_ids() -> set[str]:

@@ -31,7 +31,7 @@ from doomloop_kit.reference import (
 )
 from doomloop_kit.reference.config import RUNGS
 from doomloop_kit.reference.jsvalues import UNDEFINED, JsTypeError, finite_number, truthy
-from doomloop_kit.reference.loop_keys import Presence
+from doomloop_kit.reference.loop_keys import Presence, names_inherited_member
 from doomloop_kit.reference.verdicts import DetectorKind
 
 T = TypeVar("T")
@@ -357,6 +357,34 @@ def function_ops(features: Iterable[str]) -> dict[str, Callable[[Mapping[str, ob
     if "js-inherited-members" not in features:
         return FUNCTION_OPS
     return {**FUNCTION_OPS, "resolveLoopKey": lambda request: _resolve_loop_key(request, "in")}
+
+
+MEMBER_RULES: Final = frozenset({"json-own-members", "js-inherited-members"})
+"""The features that mark an expectation rather than an input encoding (CONF-11)."""
+
+
+def needs_member_rule(request: Mapping[str, object]) -> bool:
+    """True for a ``resolveLoopKey`` request whose field list names a member JS ``in``
+    finds by inheritance and ``args`` lacks: the only inputs where the own-member rule
+    and JS ``in`` differ, so its vector carries ``json-own-members`` or
+    ``js-inherited-members`` (CONF-13). A request that does not decode needs neither."""
+    if request.get("op") != "resolveLoopKey":
+        return False
+    try:
+        loop_key = _input(request, "loopKey", required=False)
+        args = _input(request, "args", required=False)
+    except OpError:
+        return False
+    return names_inherited_member(loop_key, args)
+
+
+def declares_member_rule_rightly(
+    features: Iterable[str], requests: Iterable[Mapping[str, object]]
+) -> bool:
+    """A vector with these features and step requests declares one of
+    :data:`MEMBER_RULES` exactly when a request needs it, never both (CONF-13)."""
+    declared = MEMBER_RULES.intersection(features)
+    return len(declared) <= 1 and bool(declared) == any(map(needs_member_rule, requests))
 
 
 def normative(op: str, result: object) -> object:

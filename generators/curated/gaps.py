@@ -627,6 +627,27 @@ BIGINTS: list[dict[str, Any]] = [
     ),
 ]
 
+# -- a budget cut of one code unit (TXT-02, TXT-18, TXT-19) ----------------------------------------
+
+BUDGET: list[dict[str, Any]] = [
+    _detect(
+        "detect-window-minus-one-64th-drops-one-code-unit",
+        "maxWindowTokens -1/64 makes the budget the double -1 (TXT-02); every text is longer, so it becomes JS text.slice(1), which drops exactly the first code unit (TXT-18: a negative window -w drops the first trunc(64w) code units): 'xa b a b' becomes 'a b a b'; the token window slice(1/64) starts at trunc(1/64) = 0 and keeps every token (TXT-19): 'a b' repeated twice",
+        ["TXT-02", "TXT-18", "TXT-19"],
+        "xa b a b",
+        maxWindowTokens=-1 / 64,
+        **TWO,
+    ),
+]
+
 SCENARIOS: list[dict[str, Any]] = (
-    FALSY_ZERO + ENABLED + KEY_MATERIAL + TOKENS + DECLARED + TEXT_VERDICTS + RESTORED + BIGINTS
+    FALSY_ZERO
+    + ENABLED
+    + KEY_MATERIAL
+    + TOKENS
+    + DECLARED
+    + TEXT_VERDICTS
+    + RESTORED
+    + BIGINTS
+    + BUDGET
 )

@@ -119,7 +119,8 @@ def first_mismatch(prepared: Prepared) -> str | None:
     op_error = oracle.OpError
     for vector_id, option, initial_state, steps, features in prepared:
         # As tests/test_vector_replay.py: the declared features are those the
-        # inputs need (json-own-members alone may be declared by hand).
+        # inputs need (json-own-members alone may be declared by hand), and
+        # one of json-own-members/js-inherited-members exactly where CONF-13 says.
         needed: set[str] = set()
         for value in (option, initial_state):
             if value is not _ABSENT:
@@ -134,6 +135,8 @@ def first_mismatch(prepared: Prepared) -> str | None:
                 needed.add("js-coercion")
         if needed != features - DECLARED_ONLY_FEATURES:
             return f"{vector_id}: features {sorted(features)} but the inputs need {sorted(needed)}"
+        if not oracle.declares_member_rule_rightly(features, (step[1] for step in steps)):
+            return f"{vector_id}: features {sorted(features)} break CONF-13"
         monitor: Any = None
         if option is not _ABSENT:
             request = {"option": option}
