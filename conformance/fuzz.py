@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from doomloop_kit.generators import build, strategies
+from doomloop_kit.generators.reproducible import seed_only
 from doomloop_kit.vectorset import files as vformat
 from hypothesis import HealthCheck, Phase, Verbosity, assume, given, settings
 from hypothesis import seed as hypothesis_seed
@@ -232,7 +233,8 @@ class Fuzzer:
                 raise AssertionError(finding.outcome.summary())
 
         try:
-            differential()
+            with seed_only():
+                differential()
         except AssertionError:
             return found[-1]
         except Unsatisfiable as error:  # every draw was filtered: say so, find nothing

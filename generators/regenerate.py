@@ -43,6 +43,7 @@ from hypothesis import HealthCheck, Phase, Verbosity, given, settings
 from hypothesis import seed as hypothesis_seed
 
 from . import build, curated, engine_curated, strategies
+from .reproducible import seed_only
 
 GENERATOR_VERSION = "4"
 """Bumped when the generators change what they draw (the same seed, other transcripts)."""
@@ -139,7 +140,7 @@ def draw_pairs(
         if len(drawn) >= count:
             raise _Enough  # ends the Hypothesis run early; caught below
 
-    with contextlib.suppress(_Enough):
+    with seed_only(), contextlib.suppress(_Enough):
         collect()
     return drawn
 

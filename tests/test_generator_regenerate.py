@@ -13,7 +13,13 @@ from typing import Any
 
 import pytest
 from doomloop_kit.generators import regenerate
-from doomloop_kit.vectorset.files import VectorFormatError, compare, dumps, load_vector_file
+from doomloop_kit.vectorset.files import (
+    VectorFormatError,
+    compare,
+    dumps,
+    load_vector_file,
+    validate_vector_file_data,
+)
 
 REPO = Path(__file__).resolve().parent.parent
 # three transcripts per generated family, monitor and engine alike: a small set drawn quickly
@@ -247,7 +253,7 @@ def test_engine_families_are_drawn_into_their_own_files(monkeypatch: pytest.Monk
     monkeypatch.setattr(regenerate, "engine_families", lambda: {"stand-in": STAND_IN})
     first = regenerate.build_all(dict(SMALL))
     raw = first["generated/engine-stand-in.json"]
-    regenerate.validate_vector_file_data(json.loads(raw), "generated/engine-stand-in.json")
+    validate_vector_file_data(json.loads(raw), "generated/engine-stand-in.json")
     manifest = json.loads(first["manifest.json"])
     assert manifest["files"][-1]["path"] == "generated/engine-stand-in.json"
     data = json.loads(raw)
@@ -315,3 +321,23 @@ def test_a_failing_brief_fact_fails_the_regeneration_clearly(
     assert "cannot build the vectors" in err and "engine-scenarios/i-01-" in err
     assert "not the end" in err
     assert not root.exists() or not list(root.rglob("*.json"))  # nothing half-written
+
+
+def test_draws_ignore_the_literals_of_loaded_source(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """While the kit draws, Hypothesis sees no literal of the local source files
+    it would otherwise mix into its draws (generators/reproducible.py); the
+    end-to-end consequence, the installed wheel regenerating its own vectors
+    byte for byte, is tests/test_installed_kit.py."""
+    from doomloop_kit.generators.reproducible import seed_only
+    from hypothesis.internal.conjecture import providers
+
+    (tmp_path / "doomloop_literals_probe.py").write_text("PROBE = 'only-in-the-probe'\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    importlib.import_module("doomloop_literals_probe")
+    assert "only-in-the-probe" in providers._get_local_constants().set_for_type("string")
+    with seed_only():
+        assert list(providers._get_local_constants().set_for_type("string")) == []
+        assert len(providers.CONSTANTS_CACHE) == 0
+    assert "only-in-the-probe" in providers._get_local_constants().set_for_type("string")

@@ -207,3 +207,13 @@ def test_bad_vector_roots_name_what_was_found_and_what_is_supported(
     assert done.returncode == 2
     assert "format 2; this runner reads format 1 only" in done.stdout
     assert "newer than the runner" in done.stdout
+
+
+def test_the_installed_kit_regenerates_its_own_vectors_byte_for_byte(
+    installed: Path, outside: Path
+) -> None:
+    """Installed in site-packages, no module of the kit is "local" to
+    Hypothesis: the draws must not depend on that (generators/reproducible.py)."""
+    done = _kit(installed, outside, "vectors", "regenerate", "--check")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "up to date" in done.stdout
