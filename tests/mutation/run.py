@@ -24,7 +24,8 @@ one mutated module served from memory, and replays every vector with
 :mod:`replay` until the first mismatch. Nothing on disk changes.
 
 Outcomes: *killed* (a step differs or the replay crashes), *timeout*
-(counted as killed, as Cosmic Ray does), *survived*. A survivor listed in
+(counted as killed, as Cosmic Ray does, once a second run of the mutant alone
+with four times the limit also times out), *survived*. A survivor listed in
 ``equivalents.toml`` (matched on module, operator, column and the text of
 the original line, so an edit of that line makes the entry stale) is
 *equivalent*. The score is killed / (mutants - equivalent).
@@ -572,7 +573,8 @@ def write_outputs(
         f"| mutants | {totals['mutants']} |",
         f"| killed by a mismatch | {totals['killedMismatch']} |",
         f"| killed by a crash of the replay | {totals['killedCrash']} |",
-        f"| killed by timeout (> {summary['timeoutSeconds']:.0f} s) | {totals['timeout']} |",
+        f"| killed by timeout (> {summary['timeoutSeconds']:.0f} s, then "
+        f"> {CONFIRM_FACTOR * summary['timeoutSeconds']:.0f} s alone) | {totals['timeout']} |",
         f"| equivalent (triaged below) | {totals['equivalent']} |",
         f"| survived, out of the vectors' reach (triaged below; counted as not killed) | "
         f"{totals['unreachable']} |",
@@ -655,6 +657,32 @@ def _write_atomic(path: Path, text: str) -> None:
         raise
 
 
+CONFIRM_FACTOR = 4
+"""A mutant that timed out among the others runs again alone, with this many
+times the limit: on a loaded machine a slow replay is not yet an endless one."""
+
+
+def confirm_timeouts(
+    raw: list[tuple[Mutant | None, int | None, str, float]],
+    judge: replay.Judge,
+    timeout: float,
+    package: Package,
+) -> list[tuple[Mutant | None, int | None, str, float]]:
+    """``raw`` with each timed-out mutant replaced by its outcome when run alone
+    with ``CONFIRM_FACTOR`` times the limit (still a timeout if it never ends)."""
+    slow = [mutant for mutant, code, _, _ in raw if code is None]
+    if not slow:
+        return raw
+    print(f"{len(slow)} timeouts: each runs again alone", file=sys.stderr)
+    again = {
+        result[0]: result
+        for result in run_mutants(
+            slow, judge, 1, CONFIRM_FACTOR * timeout, progress=False, package=package
+        )
+    }
+    return [again.get(result[0], result) for result in raw]
+
+
 # -- main -------------------------------------------------------------------------
 
 
@@ -729,6 +757,7 @@ def main(argv: list[str] | None = None) -> int:
             file=sys.stderr,
         )
         raw = run_mutants(list(mutants), judge, workers, timeout, package=package)
+        raw = confirm_timeouts(raw, judge, timeout, package)
         wall = time.perf_counter() - started
 
     entries = load_equivalents(package.out / "equivalents.toml")

@@ -334,3 +334,25 @@ def test_port_report_names_the_survivors_a_rejudge_killed() -> None:
     killed_later = text.split("### Survivors killed by vectors added later")[1]
     assert "`ports/go/m.go:7`" in killed_later and "gaps.json/v-1" in killed_later
     assert "m.go:9" not in killed_later
+
+
+def test_a_timeout_counts_only_once_it_repeats_alone(monkeypatch: pytest.MonkeyPatch) -> None:
+    mutants = run.enumerate_mutants(["ladder"], run.REFERENCE)[0][:3]
+    first = [
+        (mutants[0], None, "late", 20.0),
+        (mutants[1], 0, "", 1.0),
+        (mutants[2], None, "", 20.0),
+    ]
+    calls: list[tuple[list[Any], int, float]] = []
+
+    def alone(
+        todo: list[Any], judge: Any, workers: int, timeout: float, **_: Any
+    ) -> list[tuple[Any, int | None, str, float]]:
+        calls.append((todo, workers, timeout))
+        return [(todo[0], 0, "", 30.0), (todo[1], None, "endless", 60.0)]
+
+    monkeypatch.setattr(run, "run_mutants", alone)
+    confirmed = run.confirm_timeouts(first, None, 15.0, run.REFERENCE)  # type: ignore[arg-type]
+    assert calls == [([mutants[0], mutants[2]], 1, 15.0 * run.CONFIRM_FACTOR)]
+    assert [code for _, code, _, _ in confirmed] == [0, 0, None]
+    assert run.confirm_timeouts(first[1:2], None, 15.0, run.REFERENCE) == first[1:2]  # type: ignore[arg-type]
