@@ -100,6 +100,18 @@ def _state(
     return _monitor(f"state-{name}", pins, ["STATE-35", *spec], steps, option=option)
 
 
+def _cap(name: str, pins: str, cap: Any) -> dict[str, Any]:
+    return {
+        "name": f"max-escalations-{name}",
+        "description": pins,
+        "spec": ["CFG-24"],
+        "tags": ["numbers"],
+        "steps": [
+            op("resolveOption", option={"escalation": {"model": "m", "maxEscalations": cap}})
+        ],
+    }
+
+
 def _tool(streak: Any, **members: Any) -> dict[str, Any]:
     return {"tools": {"read": {"fingerprint": A, "streak": streak, **members}}}
 
@@ -279,5 +291,36 @@ SCENARIOS: list[dict[str, Any]] = [
         initial=True,
         after=[can_escalate()],
         option=ESCALATING,
+    ),
+    # -- the escalation cap (CFG-24; SDK corpus class ro.esc.max) ------------------
+    _cap(
+        "neg-zero",
+        "a maxEscalations of -0 is below 1, so the cap is the default 2 (corpus ro.esc.max, -0 tag)",
+        NEG_ZERO,
+    ),
+    _cap(
+        "neg-infinity",
+        "a maxEscalations of -Infinity is not finite: the cap is the default 2 (corpus ro.esc.max)",
+        NEG_INFINITY,
+    ),
+    _cap(
+        "just-below-one",
+        "a maxEscalations of 0.9999999999999999 is below 1: the cap is the default 2, not floor = 0 (corpus ro.esc.max)",
+        0.9999999999999999,
+    ),
+    _cap(
+        "smallest-subnormal",
+        "a maxEscalations of 5e-324 is positive but below 1: the cap is the default 2 (corpus ro.esc.max)",
+        5e-324,
+    ),
+    _cap(
+        "largest-double",
+        "a maxEscalations of 1.7976931348623157e308 is finite and at least 1: the cap is that double itself, floor changes nothing (corpus ro.esc.max)",
+        1.7976931348623157e308,
+    ),
+    _cap(
+        "past-two-to-the-53",
+        "a maxEscalations written 9007199254740993 is read as the double 9007199254740992, which is the cap (corpus ro.esc.max)",
+        9007199254740993,
     ),
 ]
