@@ -150,7 +150,7 @@ class VectorRun:
                 found.append(
                     {"result": oracle.normative(_answering_op(step.op), response["result"])}
                 )
-            elif _expected_outcome(response["error"], step.op):
+            elif _expected_outcome(response["error"], step.op, step.expect):
                 error = response["error"]
                 found.append(oracle.error_expectation(error["code"], error["message"]))
             else:
@@ -232,7 +232,7 @@ class VectorRun:
             op = step.op
             if "error" in response:
                 code, message = response["error"]["code"], response["error"]["message"]
-                if not _expected_outcome(response["error"], op):
+                if not _expected_outcome(response["error"], op, step.expect):
                     return self._errored(f"error-{code}", message, [], index, op)
                 reason = _error_mismatch(step.expect, code, message)
                 if reason is None:
@@ -374,10 +374,15 @@ def run_vector(harness: Connection, vector: vformat.Vector, file: str) -> Outcom
     return VectorRun(harness, vector, file).run()
 
 
-def _expected_outcome(error: Mapping[str, Any], op: str) -> bool:
+def _expected_outcome(error: Mapping[str, Any], op: str, expect: Mapping[str, Any]) -> bool:
     """An error that is an outcome of the operation, compared like a result (PROT-20);
-    a ``resume`` step has none."""
-    return error["code"] in oracle.EXPECTED_ERRORS and op != vformat.RESUME_OP
+    ``bad-request`` too where the step expects it (an undecodable tagged value, PROT-40).
+    A ``resume`` step has none."""
+    code = error["code"]
+    comparable = code in oracle.EXPECTED_ERRORS or (
+        code == oracle.UNDECODABLE and expect.get("error") == code
+    )
+    return comparable and op != vformat.RESUME_OP
 
 
 def _error_mismatch(expect: Mapping[str, Any], code: str, message: str) -> str | None:

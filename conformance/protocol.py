@@ -29,7 +29,7 @@ from typing import Any, Final
 PROTOCOL_VERSION: Final = 1
 """The protocol version this runner speaks."""
 
-PROTOCOL_REVISION: Final = "1.2"
+PROTOCOL_REVISION: Final = "1.3"
 """The revision of that version the runner and the in-tree harnesses follow
 (PROT-30: named in spec/protocol.md, never sent on the wire)."""
 

@@ -80,20 +80,19 @@ class WireError(ValueError):
     """A tagged value that does not follow the encoding."""
 
 
-DECODE_DEPTH_LIMIT: Final = 200
-"""Plain JSON nested deeper than this is kept as it is, undecoded (PROT-27).
+DECODE_DEPTH_LIMIT: Final = 100
+"""A tagged value inside this many enclosing arrays and objects is undecodable
+(PROT-41); plain JSON that deep is kept as it is, undecoded (PROT-27).
 
-No vector places a tagged value or plain JSON this deep (features.md: the
-deepest plain nesting is 65, the deepest tag 4; compact depth uses the
-``nest`` tag, decoded without recursion). Deeper input can only be key
-material, which fails on depth long before (CAN-31), or a value echoed back
-unchanged. Keeping it undecoded bounds the recursion, also in-process under
-Python's default recursion limit."""
+Deeper plain input can only be key material, which fails on depth long
+before (CAN-31), or a value echoed back unchanged; compact depth uses the
+``nest`` tag, decoded without recursion. Keeping it undecoded bounds the
+recursion, also in-process under Python's default recursion limit."""
 
 
 @dataclass(frozen=True)
 class Undecoded:
-    """A JSON value below :data:`DECODE_DEPTH_LIMIT`, carried through unchanged."""
+    """Plain JSON at :data:`DECODE_DEPTH_LIMIT`, carried through unchanged (PROT-41)."""
 
     json: object
 
@@ -149,7 +148,7 @@ class _Context:
 def _decode(value: object, context: _Context) -> object:
     stack = context.stack
     if len(stack) >= DECODE_DEPTH_LIMIT and isinstance(value, list | Mapping):
-        return Undecoded(value)
+        return _undecoded(value)
     if isinstance(value, list):
         items: list[object] = []
         stack.append(items)
@@ -161,6 +160,21 @@ def _decode(value: object, context: _Context) -> object:
     if TAG not in value:
         return _decode_members(value, context)
     return _decode_tag(value, context)
+
+
+def _undecoded(value: list[object] | Mapping[str, object]) -> Undecoded:
+    """Plain JSON at the decode limit, kept as it is; a tag there is undecodable (PROT-41).
+    Walked without recursion: the value may be nested thousands deep (PROT-27)."""
+    pending: list[object] = [value]
+    while pending:
+        item = pending.pop()
+        if isinstance(item, Mapping):
+            if TAG in item:
+                raise WireError(f"a tagged value inside {DECODE_DEPTH_LIMIT} or more containers")
+            pending.extend(item.values())
+        elif isinstance(item, list):
+            pending.extend(item)
+    return Undecoded(value)
 
 
 def _decode_members(value: Mapping[str, object], context: _Context) -> dict[str, object]:
@@ -216,10 +230,13 @@ def _decode_bound(value: Mapping[str, object], context: _Context) -> object:
 def _decode_tag(value: Mapping[str, object], context: _Context) -> object:
     kind = value[TAG]
     stack = context.stack
+    if not isinstance(kind, str):
+        raise WireError(f"tag kind {kind!r} is not a string (PROT-42)")
     if kind == "undefined":
         return UNDEFINED
-    if kind == "number" and value.get("value") in _NUMBERS:
-        return _NUMBERS[str(value["value"])]
+    number = value.get("value")
+    if kind == "number" and isinstance(number, str) and number in _NUMBERS:
+        return _NUMBERS[number]
     if kind == "bigint":
         digits = value.get("value")
         if not isinstance(digits, str) or not _BIGINT_DIGITS.fullmatch(digits):
@@ -234,25 +251,33 @@ def _decode_tag(value: Mapping[str, object], context: _Context) -> object:
             return LoopKeyFunction(throws=str(value["throws"]))
         return JsFunction("function")
     if kind == "ref":
-        up = value.get("up")
-        if not isinstance(up, int) or isinstance(up, bool) or not 1 <= up <= len(stack):
-            raise WireError(f"ref up={up!r} names no enclosing container")
+        up = _whole(value.get("up"))
+        if up is None or not 1 <= up <= len(stack):
+            raise WireError(f"ref up={value.get('up')!r} names no enclosing container")
         return stack[-up]
     if kind == "nest":
-        depth = value.get("depth")
-        if not isinstance(depth, int) or isinstance(depth, bool) or depth < 0:
-            raise WireError(f"nest depth={depth!r} is not a non-negative integer")
+        depth = _whole(value.get("depth"))
+        if depth is None or depth < 0:
+            raise WireError(f"nest depth={value.get('depth')!r} is not a non-negative integer")
         result = _decode(value.get("value"), context)
         for _ in range(depth):
             result = [result]
         return result
     if kind in _LABELLED:
-        return _LABELLED[str(kind)](value, context)
+        return _LABELLED[kind](value, context)
     if kind == "object" and isinstance(value.get("value"), Mapping):
         literal = value["value"]
         assert isinstance(literal, Mapping)
         return _decode_members(literal, context)
     raise WireError(f"unknown or malformed tagged value {dict(value)!r}")
+
+
+def _whole(value: object) -> int | None:
+    """``ref``'s ``up`` or ``nest``'s ``depth`` as an int: a JSON number with a whole
+    value, ``1.0`` being ``1`` (DATA-09, PROT-42); None for anything else."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
 _LABELLED: Final = {"anchor": _decode_anchor, "alias": _decode_alias, "bound": _decode_bound}

@@ -132,6 +132,7 @@ def test_error_responses_validate() -> None:
         '{"id":6,"op":"canonicalize"}',
         '{"id":7,"op":"runScenario","scenario":{"id":"x","runs":[{"model":[]}]}}',
         '{"id":8,"op":"runScenario"}',
+        '{"id":9,"op":"canonicalize","value":{"$js":"void"}}',
     ]
     done = subprocess.run(
         shlex.split(support.REFERENCE),
@@ -156,8 +157,9 @@ def test_error_responses_validate() -> None:
         "bad-request",
         "bad-scenario",
         "bad-request",
+        "bad-request",
     ]
-    assert [r["id"] for r in responses] == [0, 0, None, None, 1, 2, 3, 4, 5, 6, 7, 8]
+    assert [r["id"] for r in responses] == [0, 0, None, None, 1, 2, 3, 4, 5, 6, 7, 8, 9]
     envelope = validator("response.schema.json")
     for response in responses:
         envelope.validate(response)

@@ -64,12 +64,44 @@ def test_structural_tags() -> None:
         {"$js": "ref", "up": True},
         [{"$js": "ref", "up": 2}],
         {"$js": "nest", "depth": -1, "value": 1},
+        {"$js": "nest", "depth": 1.5, "value": 1},
         {"$js": "object", "value": [1]},
+        {"$js": ["undefined"]},
+        {"$js": "number", "value": ["NaN"]},
     ],
 )
 def test_malformed_tags(bad: object) -> None:
+    """PROT-42 (an unhashable kind or number name is a wire error, not a crash)."""
     with pytest.raises(wire.WireError):
         wire.decode(bad)
+
+
+def test_whole_numbers_written_with_a_fraction() -> None:
+    """PROT-42, DATA-09: ref up 1.0 is 1 and nest depth 2.0 is 2."""
+    value = wire.decode([{"$js": "ref", "up": 1.0}])
+    assert isinstance(value, list) and value[0] is value
+    assert wire.decode({"$js": "nest", "depth": 2.0, "value": 1}) == [[1]]
+
+
+def test_a_tag_past_the_decode_limit_is_undecodable() -> None:
+    """PROT-41: counted in arrays and plain objects, an object tag's literal included."""
+
+    def inside(depth: int, value: object) -> object:
+        for _ in range(depth):
+            value = [value]
+        return value
+
+    tag = {"$js": "undefined"}
+    assert wire.decode(inside(wire.DECODE_DEPTH_LIMIT - 1, tag)) == inside(
+        wire.DECODE_DEPTH_LIMIT - 1, UNDEFINED
+    )
+    with pytest.raises(wire.WireError, match=f"{wire.DECODE_DEPTH_LIMIT} or more containers"):
+        wire.decode(inside(wire.DECODE_DEPTH_LIMIT, tag))
+    literal = {"$js": "object", "value": {"t": tag}}
+    with pytest.raises(wire.WireError, match=f"{wire.DECODE_DEPTH_LIMIT} or more containers"):
+        wire.decode(inside(wire.DECODE_DEPTH_LIMIT - 1, literal))
+    with pytest.raises(wire.WireError, match=f"{wire.DECODE_DEPTH_LIMIT} or more containers"):
+        wire.decode(inside(wire.DECODE_DEPTH_LIMIT + 3000, {"deep": [1, tag]}))
 
 
 def test_encode_round_trip() -> None:

@@ -49,6 +49,11 @@ KILLERS: dict[str, tuple[str, str]] = {
     "warning-text-changed": ("curated/texts.json", "texts/warning-dead-rung"),
     "shared-as-cycle": ("curated/sharing.json", "sharing/canonicalize-shared-member"),
     "alias-decoded-as-copy": ("curated/sharing.json", "sharing/alias-is-the-same-object"),
+    "tag-past-the-limit-decoded": (
+        "curated/wire-errors.json",
+        "wire-errors/tag-at-the-decode-limit",
+    ),
+    "bigint-plus-accepted": ("curated/wire-errors.json", "wire-errors/bigint-plus-sign"),
     "bound-decoded-as-copy": (
         "curated/memo.json",
         "memo/recorded-then-mutated-next-round-is-stale",

@@ -40,6 +40,10 @@ EXPECTED_ERRORS: Final = ("canonicalization", "type-error", "bad-scenario")
 """Error codes that are an expected outcome, compared like results (PROT-20, PROT-23,
 PROT-31)."""
 
+UNDECODABLE: Final = "bad-request"
+"""The code of a request carrying an undecodable tagged value: compared like the
+expected outcomes when a step expects it (PROT-40), an error of the vector otherwise."""
+
 ENGINE_OP: Final = "runScenario"
 """The engine-level operation (PROT-31): a whole scenario, no session."""
 
@@ -60,6 +64,14 @@ class OpError(Exception):
         self.code = code
 
 
+class UndecodableInput(OpError):
+    """``bad-request`` for an input member holding an undecodable tagged value: the one
+    ``bad-request`` a vector may expect (PROT-40)."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(UNDECODABLE, message)
+
+
 def _input(
     request: Mapping[str, object],
     name: str,
@@ -76,7 +88,7 @@ def _input(
     try:
         return wire.decode(request[name], bindings)
     except wire.WireError as error:
-        raise OpError("bad-request", str(error)) from error
+        raise UndecodableInput(str(error)) from error
 
 
 def _typed(

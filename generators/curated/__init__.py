@@ -24,6 +24,7 @@ MODULES = (
     "polling",
     "escalation",
     "wire",
+    "wire_errors",
     "texts",
     "edges",
     "sharing",

@@ -92,4 +92,32 @@ SCENARIOS: list[dict[str, Any]] = [
             get_state(),
         ],
     },
+    {
+        "name": "ref-up-written-with-a-fraction",
+        "description": "ref up written 1.0 is the whole number 1 (a number has no separate integer type): the array contains itself",
+        "spec": ["DATA-09", "PROT-42", "CAN-34"],
+        "tags": ["wire", "canonical"],
+        "steps": [op("canonicalize", value=[{"$js": "ref", "up": 1.0}])],
+    },
+    {
+        "name": "nest-depth-written-with-a-fraction",
+        "description": "nest depth written 2.0 is the whole number 2: the value inside two arrays",
+        "spec": ["DATA-09", "PROT-42"],
+        "tags": ["wire", "canonical", "deep"],
+        "steps": [op("canonicalize", value={"$js": "nest", "depth": 2.0, "value": 1})],
+    },
+    {
+        "name": "tag-members-of-another-kind-are-ignored",
+        "description": "a member a tag's kind does not define is ignored: undefined carrying returns is undefined (feature undefined, not a loop-key function)",
+        "spec": ["PROT-42", "CAN-11"],
+        "tags": ["wire", "canonical"],
+        "steps": [op("canonicalize", value={"keep": 1, "u": {"$js": "undefined", "returns": 1}})],
+    },
+    {
+        "name": "text-detector-ignores-enabled",
+        "description": "detectTextRepetition reads only its four numeric options: a string enabled among them is never read, so it needs no JS coercion",
+        "spec": ["TXT-16", "CFG-45"],
+        "tags": ["wire", "text"],
+        "steps": [op("detectTextRepetition", text="go on " * 8, options={"enabled": "yes"})],
+    },
 ]

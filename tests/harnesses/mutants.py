@@ -285,6 +285,21 @@ def shared_as_cycle() -> None:
     _edit(canonical, "_container", "ancestors.discard(marker)", "pass")
 
 
+def tag_past_the_limit_decoded() -> None:
+    """Tags are decoded at any depth: no decode limit (PROT-41)."""
+    vars(wire)["DECODE_DEPTH_LIMIT"] = 10_000
+
+
+def bigint_plus_accepted() -> None:
+    """Bigint digits may carry a leading plus sign (PROT-26 allows only a minus)."""
+    _edit(
+        wire,
+        "_decode_tag",
+        "not _BIGINT_DIGITS.fullmatch(digits)",
+        'not digits.lstrip("+-").isdigit()',
+    )
+
+
 def _tag_decoded_as_copy(tag: str, function: str, held: str) -> None:
     """The decoder of ``tag`` returns a deep copy of the object it names."""
     vars(wire)["deepcopy"] = copy.deepcopy
@@ -374,6 +389,8 @@ MUTANTS: dict[str, Callable[[], None]] = {
     "counters-as-exact-integers": counters_as_exact_integers,
     "warning-text-changed": warning_text_changed,
     "shared-as-cycle": shared_as_cycle,
+    "tag-past-the-limit-decoded": tag_past_the_limit_decoded,
+    "bigint-plus-accepted": bigint_plus_accepted,
     "alias-decoded-as-copy": alias_decoded_as_copy,
     "bound-decoded-as-copy": bound_decoded_as_copy,
     "memo-ignored": memo_ignored,

@@ -614,10 +614,10 @@ def write_outputs(
         lines += [
             "Every mutant the vectors do not kill, with its triage. *Equivalent*: no input "
             "a vector can carry changes any result the replay compares; the argument is "
-            "given. *Unreachable*: a behaviour no committed vector can currently hold, "
-            "for the reason given (mostly: the mutant changes only how malformed tagged "
-            "input is rejected with `bad-request`, which a vector cannot expect, since a "
-            "step expects a result or the `canonicalization` error). *Unpinned*: a "
+            "given. *Unreachable*: a behaviour no committed vector can hold, for the "
+            "reason given (since protocol 1.3 a step may expect `bad-request` for an "
+            "undecodable tagged value, PROT-40, so a mutant of the wire decoder's "
+            "rejections is killed by the `wire-errors` family, not unreachable). *Unpinned*: a "
             "behaviour a vector could hold but none does yet (the vector that would is "
             "named). Both count as not killed. Triage lives in "
             f"`{(package.out / 'equivalents.toml').relative_to(REPO)}`.",

@@ -19,8 +19,9 @@ import (
 const Version = 1
 
 // Revision is the revision of that version the package follows (PROT-30:
-// documented, never sent): 1.2 adds shared objects and object identity.
-const Revision = "1.2"
+// documented, never sent): 1.2 adds shared objects and object identity, 1.3
+// the decode depth limit and bad-request as an expected outcome (PROT-40).
+const Revision = "1.3"
 
 // maxSafeInteger is 2^53 - 1: a request id beyond it cannot be told apart
 // from its neighbours once read as a double.

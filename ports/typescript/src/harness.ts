@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * Conformance harness, protocol v1 (revision 1.2): JSON lines on stdin/stdout.
+ * Conformance harness, protocol v1 (revision 1.3): JSON lines on stdin/stdout.
  *
  *   doomloop-kit-harness [--module PATH|PACKAGE] [--without-feature NAME]...
  *   node dist/harness.js  (the same, from this checkout)

@@ -1,5 +1,5 @@
 /**
- * Protocol v1 (revision 1.2) request handling, independent of any transport.
+ * Protocol v1 (revision 1.3) request handling, independent of any transport.
  *
  * A {@link Dispatcher} answers one decoded request object at a time with a
  * response object. It drives a doom-loop module through its PUBLIC API only
@@ -40,8 +40,8 @@ export interface DispatcherOptions {
 }
 
 export const PROTOCOL_VERSION = 1;
-/** The compatible revision of protocol 1 this harness implements (PROT-30): 1.2 adds `runScenario`. */
-export const PROTOCOL_REVISION = '1.2';
+/** The compatible revision of protocol 1 this harness implements (PROT-30): 1.2 adds `runScenario`, 1.3 expected `bad-request` for undecodable tags (PROT-40). */
+export const PROTOCOL_REVISION = '1.3';
 /** The feature that makes the harness answer `runScenario` (the engine level, spec §15). */
 export const ENGINE_FEATURE = 'engine';
 

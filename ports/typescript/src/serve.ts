@@ -1,5 +1,5 @@
 /**
- * Host the protocol-v1 (revision 1.2) conformance harness over a doom-loop module: a
+ * Host the protocol-v1 (revision 1.3) conformance harness over a doom-loop module: a
  * TypeScript port of the SDK module passes the kit with a few lines of glue.
  *
  * ```ts

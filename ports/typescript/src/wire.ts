@@ -81,6 +81,13 @@ interface Context {
   bindings: ReadonlyMap<string, object> | undefined;
 }
 
+/**
+ * A tagged value inside this many enclosing arrays and objects is undecodable
+ * (PROT-41): an `object` tag's literal counts as one object, other tags do not
+ * count. Plain JSON that deep is decoded as it is.
+ */
+export const DECODE_DEPTH_LIMIT = 100;
+
 /** Tagged JSON → JS values. Throws {@link WireError}. */
 export function decode(value: unknown, bindings?: ReadonlyMap<string, object>): unknown {
   return decodeValue(value, { stack: [], anchors: new Map(), open: new Set(), bindings });
@@ -96,6 +103,9 @@ function decodeValue(value: unknown, context: Context): unknown {
   }
   if (!isObject(value)) return value;
   if (!hasOwn(value, TAG)) return decodeMembers(value, context);
+  if (context.stack.length >= DECODE_DEPTH_LIMIT) {
+    throw new WireError(`a tagged value inside ${DECODE_DEPTH_LIMIT} or more containers (PROT-41)`);
+  }
   return decodeTag(value, context);
 }
 

@@ -27,6 +27,11 @@ import (
 // one container at two places, not a cycle (PROT-33, PROT-34).
 const tagName = "$js"
 
+// DecodeDepthLimit: a tagged value inside this many enclosing arrays and
+// objects is undecodable (PROT-41); an "object" tag's literal counts as one
+// object, other tags do not count. Plain JSON that deep decodes as it is.
+const DecodeDepthLimit = 100
+
 // ScriptedLoopKey is a loop-key function in data form: it returns Returns
 // (Undefined meaning "returns nothing", nil meaning null), or, when Throws
 // is set, it fails with that message.
@@ -131,6 +136,9 @@ func (d *tagDecoder) decode(v any, depth int) (any, error) {
 	case map[string]any:
 		if _, tagged := x[tagName]; !tagged {
 			return d.members(x, depth)
+		}
+		if len(d.stack) >= DecodeDepthLimit {
+			return nil, fmt.Errorf("a tagged value inside %d or more containers (PROT-41)", DecodeDepthLimit)
 		}
 		return d.tag(x, depth)
 	}

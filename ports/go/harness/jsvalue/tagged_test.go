@@ -57,3 +57,24 @@ func TestMalformedSharingTags(t *testing.T) {
 		}
 	}
 }
+
+// A tag inside DecodeDepthLimit containers is undecodable, one level less is
+// decoded, and plain JSON deeper still decodes as it is (PROT-41).
+func TestDecodeDepthLimitRejectsOnlyTags(t *testing.T) {
+	wrap := func(depth int, inner string) string {
+		return strings.Repeat("[", depth) + inner + strings.Repeat("]", depth)
+	}
+	tag := `{"$js":"object","value":{}}`
+	if _, err := decodeText(t, wrap(DecodeDepthLimit, tag)); err == nil || !strings.Contains(err.Error(), "PROT-41") {
+		t.Fatalf("a tag at the limit decoded: %v", err)
+	}
+	if _, err := decodeText(t, wrap(DecodeDepthLimit-1, tag)); err != nil {
+		t.Fatalf("a tag inside the limit: %v", err)
+	}
+	if _, err := decodeText(t, `{"a":`+wrap(DecodeDepthLimit-2, `{"$js":"object","value":{"b":`+tag+`}}`)+`}`); err == nil {
+		t.Fatal("a tag in an object literal at the limit decoded")
+	}
+	if _, err := decodeText(t, wrap(DecodeDepthLimit+50, "1")); err != nil {
+		t.Fatalf("plain JSON past the limit: %v", err)
+	}
+}

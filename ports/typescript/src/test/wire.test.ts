@@ -10,7 +10,7 @@ import { describe, it } from 'node:test';
 
 import * as port from '../doom-loop.js';
 import { Dispatcher } from '../protocol.js';
-import { decode, WireError } from '../wire.js';
+import { decode, DECODE_DEPTH_LIMIT, WireError } from '../wire.js';
 
 describe('anchor and alias', () => {
   it('decode to one JS object at every place', () => {
@@ -67,5 +67,25 @@ describe('objects held by a session', () => {
     assert.equal(record.result.fingerprint, await port.fingerprintToolCall('read', { path: 'a' }));
     assert.notEqual(record.result.fingerprint, await port.fingerprintToolCall('read', { path: 'b' }));
     assert.deepEqual(answers.slice(5).map((answer) => ('error' in answer ? answer.error.code : 'ok')), ['bad-request', 'bad-request']);
+  });
+});
+
+describe('the decode depth limit (PROT-41)', () => {
+  const inside = (depth: number, value: unknown): unknown => {
+    let wrapped = value;
+    for (let level = 0; level < depth; level += 1) wrapped = [wrapped];
+    return wrapped;
+  };
+  const tag = { $js: 'object', value: {} };
+
+  it('refuses a tag inside the limit of containers, an object literal counting as one', () => {
+    assert.throws(() => decode(inside(DECODE_DEPTH_LIMIT, tag)), WireError);
+    const literal = { $js: 'object', value: { b: tag } };
+    assert.throws(() => decode({ a: inside(DECODE_DEPTH_LIMIT - 2, literal) }), /PROT-41/);
+  });
+
+  it('decodes a tag one level inside, and plain JSON deeper than the limit', () => {
+    assert.deepEqual(decode(inside(DECODE_DEPTH_LIMIT - 1, tag)), inside(DECODE_DEPTH_LIMIT - 1, {}));
+    assert.deepEqual(decode(inside(DECODE_DEPTH_LIMIT + 50, 1)), inside(DECODE_DEPTH_LIMIT + 50, 1));
   });
 });
