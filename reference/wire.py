@@ -89,6 +89,9 @@ before (CAN-31), or a value echoed back unchanged; compact depth uses the
 ``nest`` tag, decoded without recursion. Keeping it undecoded bounds the
 recursion, also in-process under Python's default recursion limit."""
 
+NEST_DEPTH_LIMIT: Final = 100_000
+"""The deepest ``nest`` tag: past it the tag is undecodable (PROT-42)."""
+
 
 @dataclass(frozen=True)
 class Undecoded:
@@ -257,8 +260,10 @@ def _decode_tag(value: Mapping[str, object], context: _Context) -> object:
         return stack[-up]
     if kind == "nest":
         depth = _whole(value.get("depth"))
-        if depth is None or depth < 0:
-            raise WireError(f"nest depth={value.get('depth')!r} is not a non-negative integer")
+        if depth is None or not 0 <= depth <= NEST_DEPTH_LIMIT:
+            raise WireError(
+                f"nest depth={value.get('depth')!r} is not an integer from 0 to {NEST_DEPTH_LIMIT}"
+            )
         result = _decode(value.get("value"), context)
         for _ in range(depth):
             result = [result]

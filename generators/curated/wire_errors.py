@@ -205,6 +205,20 @@ REFS_AND_NESTS: list[dict[str, Any]] = [
         ("deep",),
     ),
     _rejected(
+        "nest-depth-past-ceiling",
+        {"$js": "nest", "depth": 100001, "value": 1},
+        "a nest depth above 100,000 is undecodable: a decoder is never asked to build a structure it cannot hold",
+        ["PROT-42"],
+        ("deep",),
+    ),
+    _rejected(
+        "nest-depth-huge",
+        {"$js": "nest", "depth": 1e15, "value": 1},
+        "a nest depth of 1e15 is a whole number but far above 100,000: undecodable at once, not a hang",
+        ["PROT-42"],
+        ("deep",),
+    ),
+    _rejected(
         "nest-depth-fraction",
         {"$js": "nest", "depth": 1.5, "value": 1},
         "nest depth must be a whole number: 1.5 is undecodable",

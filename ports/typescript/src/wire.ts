@@ -88,6 +88,9 @@ interface Context {
  */
 export const DECODE_DEPTH_LIMIT = 100;
 
+/** The deepest `nest` tag: past it the tag is undecodable (PROT-42). */
+export const NEST_DEPTH_LIMIT = 100_000;
+
 /** Tagged JSON → JS values. Throws {@link WireError}. */
 export function decode(value: unknown, bindings?: ReadonlyMap<string, object>): unknown {
   return decodeValue(value, { stack: [], anchors: new Map(), open: new Set(), bindings });
@@ -200,8 +203,8 @@ function decodeTag(value: Record<string, unknown>, context: Context): unknown {
     }
     case 'nest': {
       const depth = member(value, 'depth');
-      if (typeof depth !== 'number' || !Number.isInteger(depth) || depth < 0) {
-        throw new WireError(`nest depth=${JSON.stringify(depth)} is not a non-negative integer`);
+      if (typeof depth !== 'number' || !Number.isInteger(depth) || depth < 0 || depth > NEST_DEPTH_LIMIT) {
+        throw new WireError(`nest depth=${JSON.stringify(depth)} is not an integer from 0 to ${String(NEST_DEPTH_LIMIT)}`);
       }
       let result = decodeValue(inner, context);
       for (let level = 0; level < depth; level += 1) result = [result];
