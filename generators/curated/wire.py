@@ -120,4 +120,11 @@ SCENARIOS: list[dict[str, Any]] = [
         "tags": ["wire", "text"],
         "steps": [op("detectTextRepetition", text="go on " * 8, options={"enabled": "yes"})],
     },
+    {
+        "name": "nest-depth-at-the-ceiling",
+        "description": "a nest depth of exactly 100,000 is decodable (the ceiling is inclusive): as key material it fails on depth, canonicalization, not bad-request",
+        "spec": ["PROT-42", "CAN-31"],
+        "tags": ["wire", "canonical", "deep"],
+        "steps": [op("canonicalize", value={"$js": "nest", "depth": 100000, "value": 1})],
+    },
 ]
