@@ -162,15 +162,11 @@ def _generator(family: DrawnFamily, count: int) -> dict[str, Any]:
 def generated_file(family: str, count: int) -> VectorFile:
     spec = strategies.FAMILIES[family]
     vectors: list[Vector] = []
-    seen: set[str] = set()
+    # draw_transcripts keeps distinct transcripts only (by content hash): ids are unique
     for shape, transcript in draw_transcripts(family, count, spec.seed):
-        vector_id = f"{family}/{shape}-{build.content_hash(transcript)}"
-        if vector_id in seen:
-            continue  # Hypothesis drew the same transcript twice
-        seen.add(vector_id)
         vectors.append(
             build.build_vector(
-                vector_id,
+                f"{family}/{shape}-{build.content_hash(transcript)}",
                 f"{spec.description} ({shape})",
                 spec.spec,
                 [family, shape],
