@@ -7,7 +7,7 @@ sent, the hook events, the tool bodies that ran, each run's end and the
 persisted state (ENG-15). Each module is one concept and cites ENG ids.
 """
 
-from .errors import ScenarioError
+from .errors import OutsideDomain, RunFailed, ScenarioError
 from .scenario import (
     HandlerSpec,
     RequestSpec,
@@ -24,8 +24,10 @@ __all__ = [
     "Execution",
     "HandlerSpec",
     "HookEvent",
+    "OutsideDomain",
     "RequestSpec",
     "RunEnd",
+    "RunFailed",
     "RunSpec",
     "RunTranscript",
     "Scenario",

@@ -140,7 +140,8 @@ class RequestSpec:
     tool_choice: object = UNDEFINED
     tool_choice_from: int = 0
     stop_when_steps: int | None = None
-    allow_final_response: bool = True
+    allow_final_response: object = True
+    """As given (ENG-23: only ``false`` turns it off; a string is the directive, ENG-147)."""
 
     @classmethod
     def from_json(cls, value: object, where: str) -> RequestSpec:
@@ -173,7 +174,7 @@ class RequestSpec:
             tool_choice=_json(data["toolChoice"]) if "toolChoice" in data else UNDEFINED,
             tool_choice_from=start,
             stop_when_steps=steps,
-            allow_final_response=data.get("allowFinalResponse", True) is not False,
+            allow_final_response=_json(data.get("allowFinalResponse", True)),
         )
 
 
@@ -301,6 +302,10 @@ class Scenario:
         initial = data.get("initialState")
         if initial is not None:
             _object(initial, "initialState")
+        runs = tuple(
+            RunSpec.from_json(run, f"runs[{i}]")
+            for i, run in enumerate(_list(data.get("runs"), "runs"))
+        )
         return cls(
             id=_string(data.get("id"), "id"),
             tools=tools,
@@ -309,10 +314,7 @@ class Scenario:
                 for i, hook in enumerate(_list(data.get("hooks", []), "hooks"))
             ),
             request=RequestSpec.from_json(data.get("request", {}), "request"),
-            runs=tuple(
-                RunSpec.from_json(run, f"runs[{i}]")
-                for i, run in enumerate(_list(data.get("runs"), "runs"))
-            ),
+            runs=runs,
             doom_loop=_json(data.get("doomLoop", UNDEFINED)),
             state_accessor=data.get("stateAccessor", True) is not False,
             initial_state=_json(initial),

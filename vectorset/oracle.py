@@ -336,11 +336,11 @@ def _run_scenario(request: Mapping[str, object]) -> object:
 
     if "scenario" not in request:
         raise OpError("bad-request", "missing member 'scenario'")
-    try:
-        scenario = Scenario.from_json(request["scenario"])
+    try:  # malformed (ENG-23), or a run outside the engine level's domain (ENG-151)
+        transcript = run_scenario(Scenario.from_json(request["scenario"]))
     except ScenarioError as error:
         raise OpError("bad-scenario", str(error)) from error
-    return json.loads(stringify(run_scenario(scenario).to_json()))
+    return json.loads(stringify(transcript.to_json()))
 
 
 FUNCTION_OPS: Final[dict[str, Callable[[Mapping[str, object]], object]]] = {
