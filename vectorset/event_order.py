@@ -211,10 +211,9 @@ def _batch(
         equal = [i for i in free if _equal(expected[i], entry)]
         # calls may share an id: prefer the call whose earlier events have been seen
         ready = [i for i in equal if previous.get(i) is None or previous[i] in matched]
-        want = (ready or equal or [None])[0]
-        if want is None:  # same call, other content: show the difference
+        if not equal:  # same call, other content: show the difference
             return compare(expected[free[0]], entry, f"{path}/{index}", pointer=True)[0]
-        matched[want] = index
+        matched[(ready or equal)[0]] = index
     return _chains(path, segment, expected, order, actual, matched) if chains else None
 
 
