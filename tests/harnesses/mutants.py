@@ -375,7 +375,7 @@ def _rearranged(reorder: Reorder) -> None:
     executions) rearranged by ``reorder``, using the order the reference gives them."""
 
     def fake(request: Any) -> object:
-        expected = oracle.engine_expectation(request)
+        expected: Any = oracle.engine_expectation(request)
         transcript: Any = expected["result"]
         seed = json.dumps(request.get("scenario"), sort_keys=True)
         draw = random.Random(seed)
