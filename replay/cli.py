@@ -24,7 +24,7 @@ from .jsonstream import LogError
 from .options import OptionError, ReplayOptions, options_from_args
 from .readers import FORMATS, LogReader
 from .report import JsonReport
-from .session import RecordingSession, Session
+from .session import Session
 from .timeline import Timeline
 
 EXIT_OK, EXIT_DIFFERS, EXIT_UNUSABLE = 0, 1, 2
@@ -88,8 +88,8 @@ def replay_log(args: argparse.Namespace, options: ReplayOptions, out: TextIO) ->
     config = options.config()
     for warning in options.warnings():
         print(f"option warning: {warning}", file=sys.stderr)
-    session = RecordingSession(config) if args.port else Session(config)
-    timeline = Timeline(out, quiet=args.quiet)
+    session = Session(config, options.loop_keys, recording=bool(args.port))
+    timeline = Timeline(out, quiet=args.quiet, engine=options.engine)
     timeline.header(str(args.log), config.ladder)
     sinks: list[_Sink] = []
     try:
@@ -109,7 +109,7 @@ def replay_log(args: argparse.Namespace, options: ReplayOptions, out: TextIO) ->
             sink.abort()
         raise
     timeline.footer(reader.format)
-    if isinstance(session, RecordingSession):
+    if args.port:
         from .port import compare_with_port  # the harness machinery only when asked for
 
         return compare_with_port(args, options, session, out)
