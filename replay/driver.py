@@ -29,7 +29,6 @@ from dataclasses import dataclass, field
 from doomloop_kit.engine.identity import Call as EngineCall
 from doomloop_kit.reference import UNDEFINED, Verdict
 from doomloop_kit.reference.ladder import ACTION_STRENGTH
-from doomloop_kit.reference.text import normalize_text
 
 from .events import Conversation, Event, Notice, Response, Result, Resume
 from .options import ReplayOptions
@@ -264,7 +263,7 @@ class Replay:
         session.mark()
         text_verdict = session.monitor.text_verdict
         applied = session.take_applied()
-        if normalize_text(response.text):
+        if session.monitor.text_checked:
             yield TextResult(
                 response.line,
                 self.rounds,

@@ -75,6 +75,7 @@ class ObservedMonitor(DoomLoopMonitor):
         self.steps = steps
         self.attempts: list[Attempt] = []
         self.text_verdict: Verdict | None = None
+        self.text_checked = False
 
     def declare_round(self, round: float, calls: Iterable[ToolCall]) -> list[str]:
         calls = list(calls)
@@ -123,7 +124,9 @@ class ObservedMonitor(DoomLoopMonitor):
     def record_assistant_text(self, text: str) -> Verdict | None:
         if self.steps is not None:
             self.steps.append({"op": "recordAssistantText", "text": text})
+        before = self._text
         self.text_verdict = super().record_assistant_text(text)
+        self.text_checked = self._text is not before  # blank text changes nothing (MON-41)
         return self.text_verdict
 
     def consume_escalation(self) -> None:
@@ -235,6 +238,7 @@ class Session:
     def check_response(self, response: Response) -> None:
         """The response checkpoint: text, then server items (ENG-109, ENG-56)."""
         self.monitor.text_verdict = None
+        self.monitor.text_checked = False
         self.detection.check_response(output_items(response))
 
     def open_round(self, calls: list[EngineCall]) -> None:

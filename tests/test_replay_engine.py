@@ -100,7 +100,9 @@ def test_engine_injects_steer_before_the_next_dispatch(tmp_path: Path) -> None:
     log = write_lines(tmp_path / "log.jsonl", [response([("poll", {"j": 1})])] * 3)
     _, _, _, objects = replay(tmp_path, log, "--engine", "--option", option)
     steers = [o for o in objects if o["type"] == "engine" and o["kind"] == "steer"]
-    monitor = DoomLoopMonitor(resolve_doom_loop_option(json.loads(option)).config)
+    config = resolve_doom_loop_option(json.loads(option)).config
+    assert config is not None
+    monitor = DoomLoopMonitor(config)
     messages = []
     for round in (1, 2, 3):
         monitor.declare_round(round, [ToolCall("poll", {"j": 1})])
