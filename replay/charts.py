@@ -13,7 +13,10 @@ from html import escape
 from typing import Final
 
 WIDTH: Final = 720
-PALETTE: Final = ("#1e88e5", "#e53935", "#9e9e9e", "#43a047", "#fb8c00", "#6a1b9a")
+PALETTE: Final = ("#1e88e5", "#43a047", "#e53935", "#9e9e9e", "#fb8c00", "#6a1b9a")
+"""In order: all runs, success, failure, unlabelled (the outcome groups' colours)."""
+STREAK_COLOURS: Final = ("#e53935", "#43a047", "#9e9e9e")
+"""identical (a loop), changed (polling), unknown."""
 
 
 def _fmt(value: float) -> str:
@@ -79,12 +82,15 @@ def grouped_bars(
 
 
 def stacked_rows(
-    title: str, rows: Sequence[tuple[str, Sequence[float]]], parts: Sequence[str]
+    title: str,
+    rows: Sequence[tuple[str, Sequence[float]]],
+    parts: Sequence[str],
+    colours: Sequence[str] = PALETTE,
 ) -> str:
     """One horizontal bar per row, stacked from ``parts`` (counts)."""
     left, row_height = 180, 22
     height = 40 + row_height * len(rows) + 20
-    colours = PALETTE[: len(parts)]
+    colours = colours[: len(parts)]
     highest = max([sum(values) for _, values in rows] + [1.0])
     span = WIDTH - left - 60
     body = []

@@ -399,6 +399,7 @@ def page(totals: FleetTotals, title: str) -> str:
                 "Streaks per tool, by their results (identical: a loop; changed: polling)",
                 [(name, [float(tool.streaks[k]) for k in STREAK_KINDS]) for name, tool in tools],
                 list(STREAK_KINDS),
+                charts.STREAK_COLOURS,
             )
         )
     rows = [
