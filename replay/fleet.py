@@ -190,9 +190,12 @@ class _Collector:
         self.done: list[RunSummary] = []
         self.current = RunSummary(run_name(path), str(path), 1)
         self.started = False
+        self.many = False
+        """The file holds many runs, each read whole before any of its events."""
 
     def add(self, entry: Entry) -> None:
         if isinstance(entry, ConversationResult):
+            self.many = True
             if self.started:
                 self.done.append(self.current)
             self.current = RunSummary(entry.run_id, str(self.path), entry.line)
@@ -230,6 +233,11 @@ def replay_file(task: FileTask) -> FileResult:
                 collector.add(entry)
     except LogError as error:
         problem = FileProblem(str(path), error.line, error.detail)
+        for driver, collector in zip(drivers, collectors, strict=True):
+            if collector.many:  # the last run was read whole: the problem is in the next
+                for entry in driver.finish():
+                    collector.add(entry)
+                collector.done.append(collector.current)
         kept = tuple(tuple(c.done) for c in collectors)  # the runs before the broken one
         for done in kept:
             for run in done:

@@ -141,6 +141,17 @@ def test_a_label_file_that_is_not_labels(tmp_path: Path) -> None:
     assert status == 2 and f"{labels}:2: the label of 'b' is not" in stderr
 
 
+def test_a_file_of_many_runs_cut_short_keeps_the_runs_before(tmp_path: Path) -> None:
+    log = tmp_path / "tau.json"
+    text = json.dumps(tau_bench(["x"] * 3), indent=1)
+    log.write_text(text[: text.index('"task_id": 7', text.index("trial")) + 20])
+    report = tmp_path / "tau.jsonl"
+    status, _, stderr = fleet(str(log), "--fleet", "--json", str(report))
+    assert status == 2 and f"{log}:" in stderr
+    runs = [o for o in objects(report) if o["type"] == "run"]
+    assert [(r["id"], r["notExecuted"]) for r in runs] == [("7.0", 1)]
+
+
 @pytest.mark.parametrize("jobs", ["0", "-1", "x"])
 def test_jobs_must_be_positive(jobs: str) -> None:
     with pytest.raises(SystemExit):
