@@ -6,8 +6,9 @@ airline runs with their rewards, mini-swe-agent SWE-bench runs with
 ``outcomes.json``) as ``doomloop-kit replay`` does, and writes into FOLDER
 what docs/guide/calibration.md shows: the fleet summary (``summary.txt``),
 the sweep table (``sweep.txt``) and the fleet page (``fleet.html``). The
-outputs hold no path and no time, so the same runs give the same bytes;
-tests/test_replay_calibration.py checks that the committed ones are current.
+outputs hold no path and no time, so the same runs give the same bytes.
+tests/test_replay_calibration.py runs the script on fixtures laid out like
+the real runs (the test suite reads no real run).
 
 Without REALRUNS (a checkout without ``../shared``) it writes nothing, says
 so, and exits with status 1: the committed figures stay as they were.
@@ -54,17 +55,13 @@ def _run(argv: list[str]) -> str:
 
 
 def outputs(realruns: Path) -> dict[str, str]:
-    """File name -> text of every figure the calibration page shows."""
+    """File name -> text of every figure the calibration page shows (one fleet replay)."""
     with tempfile.TemporaryDirectory(prefix="doomloop-calibration-") as folder:
         page = Path(folder) / "fleet.html"
-        summary = _run([*arguments(realruns), "--html", str(page)])
+        printed = _run([*arguments(realruns), "--sweep", GRID, "--html", str(page)])
         fleet_page = page.read_text(encoding="utf-8")
-    sweep = _run([*arguments(realruns), "--sweep", GRID])
-    return {
-        "summary.txt": summary,
-        "sweep.txt": sweep[sweep.index("sweep:") :],
-        "fleet.html": fleet_page,
-    }
+    cut = printed.index("sweep:")
+    return {"summary.txt": printed[:cut], "sweep.txt": printed[cut:], "fleet.html": fleet_page}
 
 
 def main(argv: list[str]) -> int:
