@@ -89,9 +89,16 @@ test-typescript: port-typescript
 
 # ports/go/harness is a module of its own (the public harness library): go test ./...
 # from ports/go does not enter it; its TestExternalModule builds a module outside.
+# staticcheck is pinned and fetched from the Go module proxy by `go run` (built once, cached).
+# The Go engine runs a batch's calls on goroutines (ENG-138): its tests, and the engine
+# vectors replayed through the harness with the goroutines shaken, run again under -race.
+STATICCHECK := go run honnef.co/go/tools/cmd/staticcheck@v0.8.2
+GO_ENGINE_TESTS := TestVectors/.*/engine-|TestEngineInterleavings|TestThePartialOrderComparisonCanFail
+
 test-go:
-	cd ports/go && go vet ./... && go test ./...
-	cd ports/go/harness && go vet ./... && go test ./...
+	cd ports/go && go vet ./... && $(STATICCHECK) ./... && go test ./...
+	cd ports/go && go test -race ./engine && go test -race -run '$(GO_ENGINE_TESTS)' ./cmd/doomloop-harness
+	cd ports/go/harness && go vet ./... && $(STATICCHECK) ./... && go test ./...
 
 # The docs tests build the site from the conformance reports, then drive Chromium.
 pytest: install conformance-reports

@@ -5,8 +5,10 @@ SDK 0.9.0's real ``callModel`` loop to ``runScenario`` requests: the scenario of
 every engine vector of vector set 4, and 3,000 seeded random scenarios.
 :mod:`doomloop_kit.conformance.sdk_replay` replays them through a harness: a line
 is reproduced when the SDK's transcript and the harness's both equal the
-reference engine's by the partial order of ENG-139; a line whose run the
-reference refuses as outside the engine level's domain is excluded (ENG-151).
+reference engine's by the partial order of ENG-139 (the Go harness runs each
+call of a batch on its own goroutine, so its interleavings differ from both);
+a line whose run the reference refuses as outside the engine level's domain is
+excluded (ENG-151).
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ OUTSIDE = "outside the engine level's domain (ENG-151)"
 HARNESSES = {
     "python-reference": support.REFERENCE,
     "typescript": f"node {support.REPO / 'ports/typescript/dist/harness.js'}",
+    "go": str(support.REPO / "ports/go/bin/doomloop-harness"),
 }
 
 

@@ -156,3 +156,44 @@ func main() { os.Exit(harness.Serve(port{})) }
 		t.Fatalf("hello answered %q", out)
 	}
 }
+
+// scenarioPort answers runScenario with the scenario's text, as it arrived.
+type scenarioPort struct {
+	bare
+	Codes
+}
+
+var errBadScenario = errors.New("no such scenario")
+
+func (scenarioPort) RunScenario(scenario []byte) (any, error) {
+	if string(scenario) == `"bad"` {
+		return nil, errBadScenario
+	}
+	return string(scenario), nil
+}
+
+func TestRunScenarioGetsTheScenarioAsSent(t *testing.T) {
+	port := scenarioPort{Codes: Codes{errBadScenario: CodeBadScenario}}
+	r := answers(t, port,
+		`{"id":1,"op":"runScenario","scenario":{"z":1,"a":{"y":[1,2.50,"\ud800"],"b":null}}}`,
+		`{"id":2,"scenario":"first","op":"runScenario","scenario" : "bad"}`,
+		`{"id":3,"op":"runScenario"}`)
+	// member order, spacing and escapes reach the port untouched (ENG-105)
+	if got := r[0]["result"]; got != `{"z":1,"a":{"y":[1,2.50,"\ud800"],"b":null}}` {
+		t.Errorf("scenario text %q", got)
+	}
+	if codeOf(r[1]) != CodeBadScenario { // the last member of a repeated name, as JSON.parse keeps it
+		t.Errorf("%v: want bad-scenario", r[1])
+	}
+	if codeOf(r[2]) != CodeBadRequest {
+		t.Errorf("%v: want bad-request", r[2])
+	}
+	if codeOf(answers(t, bare{}, `{"id":4,"op":"runScenario","scenario":{}}`)[0]) != CodeUnknownOp {
+		t.Error("a port without ScenarioRunner must answer unknown-op")
+	}
+	// Dispatch has no request text: the scenario is written again, members in code-unit order
+	result, err := NewServer(port).Dispatch("runScenario", map[string]any{"scenario": map[string]any{"z": 1.0, "a": 2.0}})
+	if err != nil || result != `{"a":2,"z":1}` {
+		t.Errorf("Dispatch: %v %v", result, err)
+	}
+}

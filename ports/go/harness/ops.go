@@ -1,10 +1,6 @@
 package harness
 
-import (
-	"math"
-
-	"doomloop.invalid/harness/jsvalue"
-)
+import "doomloop.invalid/harness/jsvalue"
 
 // input returns a decoded input member: jsvalue.Undefined when absent (or a
 // bad-request error when it is required).
@@ -48,27 +44,9 @@ func (s *Server) flag(v any, name string, def bool) (bool, *Error) {
 		return b, nil
 	}
 	if s.declares("js-coercion") {
-		return truthy(v), nil
+		return jsvalue.Truthy(v), nil
 	}
 	return false, badRequest("%s must be a boolean", name)
-}
-
-// truthy is JavaScript's ToBoolean.
-func truthy(v any) bool {
-	switch x := v.(type) {
-	case nil, jsvalue.Undefined:
-		return false
-	case bool:
-		return x
-	case string:
-		return x != ""
-	case jsvalue.BigInt:
-		return x.Digits != "0"
-	}
-	if f, ok := jsvalue.Number(v); ok {
-		return f != 0 && !math.IsNaN(f)
-	}
-	return true
 }
 
 // wire is the wire form of a resolved configuration.

@@ -119,6 +119,20 @@ type LadderResolver interface {
 	ResolveLadderAction(ladder Ladder, streak float64, allowBlock, allowEscalate bool) (string, error)
 }
 
+// ScenarioRunner answers runScenario (protocol revision 1.2, feature
+// "engine", PROT-31): it runs one engine scenario (spec §15.1.4) through the
+// port's engine and returns the transcript, plain JSON in this package's
+// value model. scenario is the request's "scenario" member as JSON text,
+// exactly as sent, for the port to parse: the engine level observes the
+// order of an object's members (ENG-105: a tool's result reaches the model
+// as JS JSON.stringify writes it), which a map cannot keep. An error the
+// port's ErrorCoder names CodeBadScenario answers "bad-scenario": a
+// scenario that is not well formed (PROT-32), or a run outside the engine
+// level's domain (PROT-43).
+type ScenarioRunner interface {
+	RunScenario(scenario []byte) (transcript any, err error)
+}
+
 // ErrorCoder, when the port implements it, names the protocol error code
 // (one of the Code constants) of each error the port returns. Without it,
 // an *Error gives its own code and anything else is "internal".
@@ -163,4 +177,5 @@ const (
 	CodeUnknownSession      = "unknown-session"
 	CodeUnsupportedProtocol = "unsupported-protocol"
 	CodeInternal            = "internal"
+	CodeBadScenario         = "bad-scenario"
 )

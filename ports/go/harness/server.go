@@ -122,7 +122,7 @@ func (s *Server) HandleLine(line []byte) []byte {
 		if !ok {
 			return nil, badRequest("a request needs a string op")
 		}
-		return s.Dispatch(op, req)
+		return s.dispatch(op, req, line)
 	}()
 	var response map[string]any
 	if opErr != nil {
@@ -154,9 +154,18 @@ func (s *Server) failure(err error) *Error {
 }
 
 // Dispatch runs one operation of an already parsed request; the result is
-// a wire value before tagging.
+// a wire value before tagging. A runScenario request's scenario is passed
+// on re-encoded, its members in code-unit order; HandleLine passes it as
+// sent.
 func (s *Server) Dispatch(op string, req map[string]any) (any, *Error) {
+	return s.dispatch(op, req, nil)
+}
+
+// dispatch runs one operation; line is the request as sent, when known.
+func (s *Server) dispatch(op string, req map[string]any, line []byte) (any, *Error) {
 	switch op {
+	case "runScenario":
+		return s.runScenario(req, line)
 	case "hello":
 		return s.hello(req)
 	case "close":

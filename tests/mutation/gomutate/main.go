@@ -1,7 +1,9 @@
 // Command gomutate measures the Go port's mutation score against the
-// committed conformance vectors alone (issue 14, item 4).
+// committed conformance vectors alone (issue 14, item 4), and the Go
+// engine's against the engine vectors alone (issue 26).
 //
 //	cd tests/mutation/gomutate && go run . [-files monitor.go,text.go] [-limit N] [-list]
+//	go run . -package engine   # the Go engine (ports/go/engine), judged by the engine vectors
 //	go run . -resume    # judge the mutants the results file does not hold yet
 //	go run . -rejudge   # ... and judge its survivors again (after new vectors)
 //	go run . -rejudge -match REGEXP  # ... only the survivors whose key matches
@@ -16,18 +18,21 @@
 // itself installs here but cannot judge by the vectors alone: it runs the
 // package's whole test suite, and it refuses to start while any test fails.
 //
-// Every non-test file of the port's root package (the monitor) is mutated;
-// the harness module (ports/go/harness: protocol and JS-value glue) and the
+// Every non-test file of the port's root package (the monitor) is mutated,
+// or with -package engine every non-test file of the engine package; the
+// harness module (ports/go/harness: protocol and JS-value glue) and the
 // harness binary (cmd/) are not. Each mutant is compiled from an overlay
 // (go test -overlay), so no file of the tree is rewritten, and judged by
-// TestVectors of cmd/doomloop-harness alone (-run '^TestVectors$'). The
+// TestVectors of cmd/doomloop-harness alone (-run '^TestVectors$'; for the
+// engine only its engine vectors, -run '^TestVectors$//engine-'). The
 // unmutated port is replayed first: a mutant is killed when a vector the
 // clean port passes does not pass (a failure, a crash or a timeout);
 // vectors the clean port already fails judge nothing. A mutant that does
 // not compile is "not viable" and leaves the score, as in Stryker.
 //
-// Writes tests/mutation/go/results.json; tests/mutation/ports_report.py
-// renders it with its triage.
+// Writes tests/mutation/go/results.json (the engine's:
+// tests/mutation/go-engine/results.json); tests/mutation/ports_report.py
+// renders them with their triage.
 //
 // -rejudge serves new vectors: a mutant a vector killed stays killed when
 // vectors are added (the vector still fails), so only the survivors (and
@@ -112,7 +117,8 @@ type run struct {
 
 var (
 	portDir  = flag.String("port", filepath.Join("..", "..", "..", "ports", "go"), "the Go port's module directory")
-	out      = flag.String("out", filepath.Join("..", "go", "results.json"), "results file (none with -list or -files)")
+	pkg      = flag.String("package", ".", "the package to mutate, a directory of the port: . (the monitor) or engine")
+	out      = flag.String("out", "", "results file (none with -list or -files); default ../go/results.json, for -package engine ../go-engine/results.json")
 	only     = flag.String("files", "", "comma-separated file names to mutate (a trial run: nothing is written)")
 	limit    = flag.Int("limit", 0, "mutate only the first N mutants (a trial run: nothing is written)")
 	list     = flag.Bool("list", false, "list the mutants and exit")
@@ -125,8 +131,20 @@ var (
 	match    = flag.String("match", "", "with -rejudge: judge again only the survivors whose key (file:line:col OPERATOR mutated) matches this regular expression")
 )
 
+// judgedBy is the -run pattern of the replay: every vector, or the engine's.
+var judgedBy = "^TestVectors$"
+
 func main() {
 	flag.Parse()
+	if *out == "" {
+		*out = filepath.Join("..", "go", "results.json")
+		if *pkg == "engine" {
+			*out = filepath.Join("..", "go-engine", "results.json")
+		}
+	}
+	if *pkg == "engine" {
+		judgedBy = "^TestVectors$//engine-"
+	}
 	port, err := filepath.Abs(*portDir)
 	check(err)
 	mutants, err := enumerate(port)
@@ -281,7 +299,9 @@ func write(port string, mutants []Mutant, done map[string]Outcome, history []Rej
 	report := map[string]any{
 		"tool":          "tests/mutation/gomutate (own operator set, Gremlins' operator names + 3 of Cosmic Ray's)",
 		"go":            runtime.Version(),
-		"command":       "cd tests/mutation/gomutate && go run .",
+		"command":       strings.TrimSpace("cd tests/mutation/gomutate && go run . " + packageFlag()),
+		"package":       *pkg,
+		"run":           judgedBy,
 		"clean_passed":  len(clean.passed),
 		"clean_failed":  clean.failed,
 		"clean_seconds": round(cleanSeconds),
@@ -317,9 +337,17 @@ func tail(s string) string {
 	return s
 }
 
-// mutatedFiles lists the root package's non-test Go files, or those of -files.
+func packageFlag() string {
+	if *pkg == "." {
+		return ""
+	}
+	return "-package " + *pkg
+}
+
+// mutatedFiles lists the package's non-test Go files, or those of -files, as
+// paths relative to the port.
 func mutatedFiles(port string) []string {
-	names, err := filepath.Glob(filepath.Join(port, "*.go"))
+	names, err := filepath.Glob(filepath.Join(port, *pkg, "*.go"))
 	check(err)
 	wanted := map[string]bool{}
 	for _, f := range strings.Split(*only, ",") {
@@ -333,16 +361,16 @@ func mutatedFiles(port string) []string {
 		if strings.HasSuffix(base, "_test.go") || (len(wanted) > 0 && !wanted[base]) {
 			continue
 		}
-		files = append(files, base)
+		files = append(files, filepath.Join(*pkg, base))
 	}
 	sort.Strings(files)
 	return files
 }
 
-// typeInfo type-checks the port's root package (imports from compiled export data).
+// typeInfo type-checks the mutated package (imports from compiled export data).
 func typeInfo(port string, fset *token.FileSet, files []*ast.File) (*types.Info, error) {
 	cmd := exec.Command("go", "list", "-export", "-deps", "-f", "{{.ImportPath}}\t{{.Export}}", ".")
-	cmd.Dir = port
+	cmd.Dir = filepath.Join(port, *pkg)
 	listing, err := cmd.Output()
 	if err != nil {
 		return nil, fmt.Errorf("go list -export: %w", err)
@@ -362,7 +390,7 @@ func typeInfo(port string, fset *token.FileSet, files []*ast.File) (*types.Info,
 	}
 	info := &types.Info{Types: map[ast.Expr]types.TypeAndValue{}, Uses: map[*ast.Ident]types.Object{}}
 	config := types.Config{Importer: importer.ForCompiler(fset, "gc", lookup)}
-	_, err = config.Check("doomloop", fset, files, info)
+	_, err = config.Check(files[0].Name.Name, fset, files, info)
 	return info, err
 }
 
@@ -447,7 +475,7 @@ func enumerate(port string) ([]Mutant, error) {
 			if err != nil {
 				return nil, err
 			}
-			files, names = append(files, f), append(names, filepath.Base(path))
+			files, names = append(files, f), append(names, filepath.Join(*pkg, filepath.Base(path)))
 		}
 	}
 	info, err := typeInfo(port, fset, files)
@@ -540,7 +568,7 @@ func enumerate(port string) ([]Mutant, error) {
 }
 
 func mustGlob(port string) []string {
-	names, err := filepath.Glob(filepath.Join(port, "*.go"))
+	names, err := filepath.Glob(filepath.Join(port, *pkg, "*.go"))
 	check(err)
 	var keep []string
 	for _, n := range names {
@@ -556,7 +584,7 @@ func mustGlob(port string) []string {
 func judge(port, tmp string, src []byte, m Mutant, clean run) Outcome {
 	started := time.Now()
 	mutated := append(append(append([]byte{}, src[:m.offset]...), m.Mutated...), src[m.offset+len(m.Original):]...)
-	file := filepath.Join(tmp, m.File)
+	file := filepath.Join(tmp, filepath.Base(m.File))
 	check(os.WriteFile(file, mutated, 0o644))
 	overlay := filepath.Join(tmp, "overlay.json")
 	spec, _ := json.Marshal(map[string]any{"Replace": map[string]string{filepath.Join(port, m.File): file}})
@@ -637,7 +665,7 @@ func replay(port, overlay string, limit time.Duration) run {
 	defer cancel()
 	// -timeout makes the test binary itself stop: killing `go test` on the
 	// deadline would leave a looping test binary running.
-	args := []string{"test", "-count=1", "-vet=off", "-json", "-run", "^TestVectors$", "-timeout", limit.String()}
+	args := []string{"test", "-count=1", "-vet=off", "-json", "-run", judgedBy, "-timeout", limit.String()}
 	if overlay != "" {
 		args = append(args, "-overlay", overlay)
 	}

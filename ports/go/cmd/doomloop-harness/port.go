@@ -3,6 +3,7 @@ package main
 import (
 	"doomloop.invalid/harness"
 	doomloop "doomloop.invalid/ports/go"
+	"doomloop.invalid/ports/go/engine"
 )
 
 // port serves the doomloop package through the harness library.
@@ -11,7 +12,7 @@ type port struct{ harness.Codes }
 // newPort maps the doomloop errors to their protocol codes.
 func newPort() port {
 	return port{harness.Codes{doomloop.ErrCanonicalization: harness.CodeCanonicalization,
-		doomloop.ErrTypeError: harness.CodeTypeError}}
+		doomloop.ErrTypeError: harness.CodeTypeError, engine.ErrBadScenario: harness.CodeBadScenario}}
 }
 
 func (port) Implementation() harness.Implementation {
@@ -20,9 +21,10 @@ func (port) Implementation() harness.Implementation {
 
 // Features: everything but js-inherited-members and object-identity (the
 // Go monitor has no fingerprint memo: MON-60, PROT-39).
-// Shared objects decode as one shared map or slice (PROT-33).
+// Shared objects decode as one shared map or slice (PROT-33). engine: the
+// engine package answers runScenario (PROT-31).
 func (port) Features() []string {
-	return []string{"bigint", "circular-references", "deep-nesting", "function-values", "js-coercion",
+	return []string{"bigint", "circular-references", "deep-nesting", "engine", "function-values", "js-coercion",
 		"json-own-members", "large-integers", "lone-surrogates", "loop-key-functions", "negative-zero",
 		"non-finite-numbers", "shared-objects", "undefined"}
 }
@@ -60,6 +62,15 @@ func (port) ResolveLadderAction(l harness.Ladder, streak float64, allowBlock, al
 	ladder := doomloop.Ladder{Observe: doomloop.Threshold(l[0]), Steer: doomloop.Threshold(l[1]),
 		Escalate: doomloop.Threshold(l[2]), Block: doomloop.Threshold(l[3]), Stop: doomloop.Threshold(l[4])}
 	return string(doomloop.ResolveLadderAction(ladder, streak, allowBlock, allowEscalate)), nil
+}
+
+// RunScenario runs an engine scenario through the engine package (PROT-31).
+func (port) RunScenario(scenario []byte) (any, error) {
+	transcript, err := engine.RunScenario(scenario)
+	if err != nil {
+		return nil, err
+	}
+	return transcript.JSON(), nil
 }
 
 // monitor adapts *doomloop.Monitor to harness.Monitor.

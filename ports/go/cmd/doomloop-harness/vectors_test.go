@@ -59,11 +59,12 @@ func TestVectors(t *testing.T) {
 				t.Errorf("sha256 %s does not match the manifest's %v", got, entry["sha256"])
 			}
 			vectors := doc.(map[string]any)["vectors"].([]any)
+			scenarios := rawScenarios(t, data)
 			if want, _ := entry["vectors"].(float64); int(want) != len(vectors) {
 				t.Errorf("%d vectors, the manifest says %v", len(vectors), entry["vectors"])
 			}
 			total += len(vectors)
-			for _, rv := range vectors {
+			for i, rv := range vectors {
 				vector := rv.(map[string]any)
 				t.Run(vector["id"].(string), func(t *testing.T) {
 					var missing []string
@@ -74,6 +75,10 @@ func TestVectors(t *testing.T) {
 					}
 					if len(missing) > 0 {
 						t.Skipf("needs undeclared feature(s): %s", strings.Join(missing, ", "))
+					}
+					if _, engineVector := vector["scenario"]; engineVector {
+						replayEngine(t, vector, scenarios[i])
+						return
 					}
 					replay(t, vector)
 				})

@@ -2,9 +2,11 @@ package jsvalue
 
 import (
 	"encoding/json"
+	"math"
 	"math/big"
 	"reflect"
 	"strconv"
+	"strings"
 )
 
 // Undefined is JavaScript's undefined. As the member value of an object it
@@ -101,4 +103,23 @@ func identityOf(v reflect.Value) ContainerID {
 		return ContainerID{v.Pointer(), v.Len()}
 	}
 	return ContainerID{v.Pointer(), -1}
+}
+
+// Truthy is JavaScript's ToBoolean: false for undefined, null, false, 0,
+// -0, NaN, "" and 0n; true for anything else (an object, an array).
+func Truthy(v any) bool {
+	switch x := v.(type) {
+	case nil, Undefined:
+		return false
+	case bool:
+		return x
+	case string:
+		return x != ""
+	case BigInt:
+		return strings.TrimLeft(x.Digits, "-0") != "" // 0n, however written
+	}
+	if f, ok := Number(v); ok {
+		return f != 0 && !math.IsNaN(f)
+	}
+	return true
 }

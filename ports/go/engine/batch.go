@@ -1,0 +1,213 @@
+package engine
+
+import (
+	"fmt"
+	"sync"
+)
+
+// batchKind is one of the three kinds of round (ENG-31).
+type batchKind int
+
+const (
+	normalRound   batchKind = iota // every call of a response
+	approvalPause                  // the calls of a response that need no approval, before it pauses
+	approvedBatch                  // the approved calls of a decision resume
+)
+
+// outcome is what became of one call of a batch: the body's result, or the
+// error text of a blocked, malformed, failed or refused call; a call left
+// without output (manual, unknown, or a HITL call now pending) is not
+// answered.
+type outcome struct {
+	call     *call
+	result   any
+	err      string
+	failed   bool
+	answered bool
+	hitl     bool
+}
+
+func answeredWith(c *call, result any) outcome {
+	return outcome{call: c, result: result, answered: true}
+}
+
+func refused(c *call, text string) outcome {
+	return outcome{call: c, err: text, failed: true, answered: true}
+}
+
+// value is what the model receives for the call: the result, or {"error": text}.
+func (o outcome) value() any {
+	if o.failed {
+		return newObject("error", o.err)
+	}
+	return o.result
+}
+
+// outputItem is the function_call_output item of the call (ENG-79, ENG-105).
+func (o outcome) outputItem() *Object {
+	return functionCallOutput(o.call.id, stringify(o.value()))
+}
+
+// unsentResult is the call's unsent result in an approval batch (ENG-80).
+func (o outcome) unsentResult() *Object {
+	if o.failed {
+		return newObject("callId", o.call.id, "name", o.call.name, "output", nil, "error", o.err)
+	}
+	return newObject("callId", o.call.id, "name", o.call.name, "output", clone(o.result))
+}
+
+// functionCallOutput is the output item shared by results, blocks and seals
+// (ENG-79, ENG-85).
+func functionCallOutput(callID, output string) *Object {
+	return newObject("type", "function_call_output", "id", "output_"+callID, "callId", callID, "output", output)
+}
+
+// batches runs the batches of one run: the checkpoint of each call, then
+// its refusal or its hooks and body (ENG-44, ENG-78..ENG-80, ENG-138).
+type batches struct {
+	scenario  *Scenario
+	detection *detection // nil while detection is off
+	rec       *recorder
+	// interleave, when set, is called before each step a call of a
+	// concurrent batch takes on its own goroutine: a test may yield or sleep
+	// there to try other interleavings.
+	interleave func(callID string)
+}
+
+// run opens a round (while detection is on) and runs its calls: those of a
+// normal round or an approval-pause batch concurrently, the approved calls
+// of a decision resume one after another (ENG-31, ENG-52, ENG-138). The
+// outcomes are in the calls' order.
+func (b *batches) run(calls []*call, kind batchKind) ([]outcome, error) {
+	round := 0
+	if b.detection != nil {
+		b.detection.openRound(calls)
+		round = b.detection.round
+	}
+	outcomes := make([]outcome, len(calls))
+	if kind == approvedBatch {
+		for i, c := range calls {
+			o, tool, proceed := b.checkpoint(c, kind)
+			if proceed {
+				var err error
+				if o, err = b.execute(c, tool, kind, round); err != nil {
+					return nil, err
+				}
+			}
+			outcomes[i] = o
+		}
+		return outcomes, nil
+	}
+	return outcomes, b.concurrently(calls, kind, round, outcomes)
+}
+
+// concurrently runs each call on its own goroutine (ENG-138). The
+// checkpoints pass a turn along in emission order, so each runs to
+// completion, its DoomLoopDetected handlers included, before the next
+// begins, and no checkpoint waits for an earlier call's hooks or body. A
+// call's PreToolUse, body and Post* hook follow its checkpoint on its own
+// goroutine. The batch ends when every call has finished, Post* hook
+// included.
+func (b *batches) concurrently(calls []*call, kind batchKind, round int, outcomes []outcome) error {
+	var wg sync.WaitGroup
+	errs := make([]error, len(calls))
+	turn := make(chan struct{})
+	close(turn) // the first checkpoint may start at once
+	for i, c := range calls {
+		next := make(chan struct{})
+		wg.Add(1)
+		go func(mine <-chan struct{}, done chan<- struct{}) {
+			defer wg.Done()
+			defer func() {
+				if p := recover(); p != nil { // a crash is the run's, not the process's
+					errs[i] = fmt.Errorf("engine: call %q panicked: %v", c.id, p)
+				}
+			}()
+			o, tool, proceed := func() (outcome, *Tool, bool) {
+				defer close(done)
+				<-mine
+				return b.checkpoint(c, kind)
+			}()
+			if proceed {
+				o, errs[i] = b.execute(c, tool, kind, round)
+			}
+			outcomes[i] = o
+		}(turn, next)
+		turn = next
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkpoint is a call's serialised part: the checkpoint (ENG-44), and the
+// outcome of a call that does not run. proceed is true when the call goes
+// on to its hooks and body with tool.
+func (b *batches) checkpoint(c *call, kind batchKind) (outcome, *Tool, bool) {
+	tool := b.scenario.tool(c.name)
+	if !tool.executable() {
+		if kind == approvedBatch {
+			return refused(c, notExecutable), nil, false // ENG-163 step 2
+		}
+		return outcome{call: c}, nil, false // ENG-44: no checkpoint, no output
+	}
+	if c.malformed {
+		if b.detection != nil {
+			b.detection.checkMalformed(c) // ENG-45
+		}
+		return refused(c, malformedArguments(c.name, c.raw)), nil, false
+	}
+	if b.detection != nil {
+		if d := b.detection.checkCall(c); d.blocks() { // ENG-78, ENG-83
+			message := d.message
+			if message == "" {
+				message = blockWithoutMessage(c.name) // ENG-107
+			}
+			return refused(c, message), nil, false
+		}
+	}
+	return outcome{}, tool, true
+}
+
+// execute is a call's own part: PreToolUse, then the HITL pause or the body
+// and its Post* hook (ENG-140, ENG-165, ENG-21). A call whose arguments are
+// not an object or null gets no tool hook, but its body runs (ENG-140).
+func (b *batches) execute(c *call, tool *Tool, kind batchKind, round int) (outcome, error) {
+	hooked := c.args == nil || asObject(c.args) != nil
+	payload := func() *Object { return newObject("toolName", c.name, "callId", c.id) }
+	b.pause(c, kind)
+	if hooked {
+		b.rec.emit("PreToolUse", payload())
+	}
+	if tool.Kind == HITL && kind == normalRound {
+		return outcome{call: c, hitl: true}, nil // ENG-165: the handler pauses the run
+	}
+	if tool.Kind == HITL && tool.Result == nil {
+		return outcome{}, outsideDomain("approved call %q of a hitl tool whose body returns null", c.id)
+	}
+	b.pause(c, kind)
+	b.rec.executed(Execution{CallID: c.id, Name: c.name, Arguments: clone(c.args), Round: round})
+	b.pause(c, kind)
+	if tool.Fails != nil {
+		if hooked {
+			failure := payload()
+			failure.Set("error", *tool.Fails)
+			b.rec.emit("PostToolUseFailure", failure)
+		}
+		return refused(c, *tool.Fails), nil
+	}
+	if hooked {
+		b.rec.emit("PostToolUse", payload())
+	}
+	return answeredWith(c, clone(tool.Result)), nil
+}
+
+func (b *batches) pause(c *call, kind batchKind) {
+	if b.interleave != nil && kind != approvedBatch {
+		b.interleave(c.id)
+	}
+}

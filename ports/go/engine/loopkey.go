@@ -1,0 +1,201 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+	"unicode"
+	"unicode/utf8"
+
+	"doomloop.invalid/harness/jsvalue"
+)
+
+// A scenario cannot carry code, so a function-form loopKey is one of the
+// named forms of §15.1.4, behaving as the equivalent JS function would:
+//
+//	{"function": "project", "fields": {"query": ["trim", "lower"], "cwd": []}}
+//	{"function": "returns", "value": V}            (null exempts)
+//	{"function": "returns-undefined"}
+//	{"function": "throws", "message": M}
+//	{"function": "resolution-fails", "message": M} (resolving fails, ENG-40)
+
+// The named forms.
+const (
+	formProject          = "project"
+	formReturns          = "returns"
+	formReturnsUndefined = "returns-undefined"
+	formThrows           = "throws"
+	formResolutionFails  = "resolution-fails"
+)
+
+// LoopKeyForm is a function-form loopKey of a scenario.
+type LoopKeyForm struct {
+	Function string
+	Fields   *Object // project: field name → its transforms ("trim", "lower"), in order
+	Value    any     // returns
+	Message  string  // throws, resolution-fails
+}
+
+var transforms = map[string]func(string) string{"trim": trimJS, "lower": lowerJS}
+
+// readLoopKey reads a tool's loopKey declaration (ENG-23): an object is a
+// named form, anything else (false, a field list, another value) is passed
+// to the resolver as it is.
+func readLoopKey(form any, tool string) (any, error) {
+	o := asObject(form)
+	if o == nil {
+		return clone(form), nil
+	}
+	f := &LoopKeyForm{Value: clone(o.Value("value")), Message: jsString(o.Value("message"))}
+	f.Function, _ = o.Value("function").(string)
+	if jsvalue.IsUndefined(f.Value) {
+		f.Value = nil // a "returns" form without a value returns null
+	}
+	switch f.Function {
+	case formProject:
+		f.Fields = asObject(o.Value("fields"))
+		if f.Fields == nil {
+			return nil, badScenario("tool %q: project needs fields with known transforms", tool)
+		}
+		for _, name := range f.Fields.Names() {
+			steps, ok := f.Fields.Value(name).([]any)
+			for _, step := range steps {
+				name, isString := step.(string)
+				ok = ok && isString && transforms[name] != nil
+			}
+			if !ok {
+				return nil, badScenario("tool %q: project needs fields with known transforms", tool)
+			}
+		}
+	case formReturns, formReturnsUndefined, formThrows, formResolutionFails:
+	default:
+		return nil, badScenario("tool %q: unknown loopKey function %s", tool, stringify(o.Value("function")))
+	}
+	return f, nil
+}
+
+// call runs the form on the arguments as a JS function receives them (a
+// value of the monitor's model); its error is what the function throws.
+func (f *LoopKeyForm) call(args any) (any, error) {
+	switch f.Function {
+	case formProject:
+		return f.project(args)
+	case formReturns:
+		return monitorValue(f.Value), nil
+	case formThrows:
+		return nil, errors.New(f.Message)
+	}
+	return jsvalue.Undefined{}, nil
+}
+
+// project builds an object of the listed fields, each transformed in order;
+// a transform of a value that is not a string throws, as calling .trim() on
+// it would, and an absent field stays undefined.
+func (f *LoopKeyForm) project(args any) (any, error) {
+	out := map[string]any{}
+	for _, name := range f.Fields.Names() {
+		value := jsMember(args, name)
+		for _, step := range f.Fields.Value(name).([]any) {
+			text, ok := value.(string)
+			if !ok {
+				return nil, fmt.Errorf("cannot %s field %s", step, stringify(name))
+			}
+			value = transforms[step.(string)](text)
+		}
+		out[name] = value
+	}
+	return out, nil
+}
+
+// jsMember is args[name] as JS reads it: an object's own member, an array's
+// element (canonical index names only) or its length, else undefined
+// (ENG-154).
+func jsMember(args any, name string) any {
+	switch x := args.(type) {
+	case map[string]any:
+		if v, ok := x[name]; ok {
+			return v
+		}
+	case []any:
+		if name == "length" {
+			return float64(len(x))
+		}
+		if arrayIndex(name) {
+			var i int
+			if _, err := fmt.Sscan(name, &i); err == nil && i < len(x) {
+				return x[i]
+			}
+		}
+	}
+	return jsvalue.Undefined{}
+}
+
+// isJSWhitespace: the WhiteSpace and LineTerminator code points that JS
+// String.prototype.trim removes (TXT-04).
+func isJSWhitespace(r rune) bool {
+	switch r {
+	case 0x09, 0x0A, 0x0B, 0x0C, 0x0D, 0x20, 0xA0, 0x1680, 0x2028, 0x2029, 0x202F, 0x205F, 0x3000, 0xFEFF:
+		return true
+	}
+	return r >= 0x2000 && r <= 0x200A
+}
+
+// trimJS is JS String.prototype.trim (TXT-04).
+func trimJS(s string) string {
+	start, end := 0, len(s)
+	for start < end {
+		r, n := jsvalue.DecodePoint(s[start:])
+		if !isJSWhitespace(r) {
+			break
+		}
+		start += n
+	}
+	for end > start {
+		r, n := utf8.DecodeLastRuneInString(s[start:end])
+		if !isJSWhitespace(r) {
+			break
+		}
+		end -= n
+	}
+	return s[start:end]
+}
+
+// lowerJS is JS String.prototype.toLowerCase: the full lower-case mapping,
+// so U+0130 becomes "i̇" and a final capital sigma "ς"; lone surrogates stay.
+func lowerJS(s string) string {
+	b := make([]byte, 0, len(s))
+	for i := 0; i < len(s); {
+		r, n := jsvalue.DecodePoint(s[i:])
+		switch {
+		case r >= 0xD800 && r <= 0xDFFF:
+			b = append(b, s[i:i+n]...)
+		case r == 0x130:
+			b = append(b, "i\u0307"...)
+		case r == 0x3A3 && finalSigma(s, i, i+n):
+			b = append(b, "ς"...)
+		default:
+			b = utf8.AppendRune(b, unicode.ToLower(r))
+		}
+		i += n
+	}
+	return string(b)
+}
+
+// finalSigma: a capital sigma preceded by a cased letter and not followed
+// by one (the Final_Sigma condition, ignoring case-ignorable characters).
+func finalSigma(s string, at, after int) bool {
+	before, _ := utf8.DecodeLastRuneInString(s[:at])
+	next, _ := utf8.DecodeRuneInString(s[after:])
+	return at > 0 && unicode.IsLetter(before) && (after == len(s) || !unicode.IsLetter(next))
+}
+
+// jsString is a member read as a string: a string itself, "" when absent,
+// the JSON text of any other value.
+func jsString(v any) string {
+	switch x := v.(type) {
+	case string:
+		return x
+	case jsvalue.Undefined:
+		return ""
+	}
+	return stringify(v)
+}

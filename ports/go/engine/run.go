@@ -1,0 +1,669 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+
+	"doomloop.invalid/harness/jsvalue"
+	doomloop "doomloop.invalid/ports/go"
+)
+
+// The kinds of dispatch (ENG-19).
+const (
+	initialDispatch  = "initial"
+	followUpDispatch = "follow-up"
+	resumeDispatch   = "resume"
+	finalDispatch    = "final"
+	retryDispatch    = "retry"
+)
+
+// response is a scripted response once it has its id (ENG-17).
+type response struct {
+	id     string
+	output []any
+}
+
+// items are private copies of the output items.
+func (r *response) items() []any {
+	out := make([]any, len(r.output))
+	for i, item := range r.output {
+		out[i] = clone(item)
+	}
+	return out
+}
+
+// run is the engine for one invocation (a fresh turn or a decision resume)
+// over the state the previous run left; execute runs it once, in the order
+// of spec §15.6.
+type run struct {
+	scenario       *Scenario
+	turn           *Turn
+	index          int
+	rec            *recorder
+	config         *doomloop.Config // nil while detection is off (ENG-27)
+	configWarnings []string
+	configFailure  error
+	resolver       *resolver
+	actions        *actions   // nil while detection is off
+	detection      *detection // nil while detection is off
+	batches        *batches
+	state          *conversation
+	choice         *toolChoice
+	dispatches     []Dispatch
+	answered       int   // scripted responses consumed (ENG-17)
+	input          []any // the input of the last dispatch built
+	fresh          []any // a fresh turn's new input: saved with the first response (ENG-146)
+	started        bool  // SessionStart fired
+	steps          int   // normal rounds run (ENG-132, ENG-142)
+	reason         string
+	saved          *Object // the state saved last (ENG-156)
+	loadedStatus   any
+	end            RunEnd
+}
+
+func newRun(s *Scenario, turn *Turn, index int, loaded *Object, opts *options) *run {
+	r := &run{scenario: s, turn: turn, index: index, rec: &recorder{}, reason: complete,
+		resolver: &resolver{scenario: s, invocations: map[string]int{}}, state: loadConversation(loaded)}
+	option := s.DoomLoop
+	if !jsvalue.IsUndefined(turn.DoomLoop) {
+		option = turn.DoomLoop
+	}
+	config, warnings, err := doomloop.ResolveOption(monitorValue(option)) // ENG-24
+	r.config, r.configFailure = config, err
+	for _, w := range warnings {
+		r.configWarnings = append(r.configWarnings, w.Code)
+		r.rec.warn(w.Message)
+	}
+	if config != nil {
+		monitor := doomloop.NewMonitor(config, doomloop.WithWarn(r.rec.monitorLog)) // ENG-30: starts empty
+		r.actions = &actions{monitor: monitor, handlers: s.Handlers, rec: r.rec}
+		r.detection = &detection{scenario: s, monitor: monitor, actions: r.actions, resolver: r.resolver, rec: r.rec,
+			decisions: map[string]decision{}, cache: map[string]cached{}}
+	}
+	r.batches = &batches{scenario: s, detection: r.detection, rec: r.rec, interleave: opts.interleave}
+	r.choice = newToolChoice(s.Request.ToolChoice, s.Request.ToolChoiceFrom, r.state.consumedKey)
+	if loaded != nil && loaded.Len() > 0 && s.StateAccessor {
+		r.loadedStatus = loaded.Value("status")
+	}
+	return r
+}
+
+// execute runs to a pause or an end. A failed run ends with its error
+// (ENG-20, ENG-141); a run outside the domain (ENG-151) is an error.
+func (r *run) execute() (*RunTranscript, error) {
+	err := r.initialise()
+	var failure *runFailure
+	if errors.As(err, &failure) {
+		if r.started {
+			r.rec.emit("SessionEnd", newObject("reason", "error"))
+		}
+		reason := "error"
+		if failure.unbuilt {
+			reason = "" // the run fails before it exists
+		}
+		r.end = RunEnd{Status: r.savedStatus(), Reason: reason, Error: failure.kind, ErrorDispatch: failure.dispatch,
+			ErrorMessage: failure.message}
+	} else if err != nil {
+		return nil, err
+	}
+	t := &RunTranscript{Index: r.index, DecisionResume: r.turn.decisionResume(), ConfigWarnings: r.configWarnings,
+		Dispatches: r.dispatches, Events: r.rec.events, Executions: r.rec.executions, Warnings: r.rec.warnings,
+		LoopKeyInvocations: r.resolver.invocations, End: r.end, State: r.saved}
+	if r.config != nil && (failure == nil || !failure.unbuilt) {
+		t.Config = wireValue(r.config.JSON())
+	}
+	return t, nil
+}
+
+// -- helpers ---------------------------------------------------------------------
+
+func (r *run) stopArmed() bool { return r.actions != nil && r.actions.stopArmed() }
+
+// flush empties the steer queue (which exists, and is never persisted,
+// while detection is off, ENG-29).
+func (r *run) flush() (string, bool) {
+	if r.actions == nil {
+		return "", false
+	}
+	return r.actions.steer.flush()
+}
+
+// stopVerdict is what the stop verdict accessor gives (ENG-29, ENG-101).
+func (r *run) stopVerdict() any {
+	if r.actions == nil {
+		return nil
+	}
+	return r.actions.stopVerdict
+}
+
+// blob is the state's doomLoop member: the monitor's state, then
+// stopVerdict, then pendingSteer (ENG-114).
+func (r *run) blob() *Object {
+	state := r.detection.monitor.State()
+	blob := newObject()
+	for _, name := range jsvalue.SortedKeys(state) {
+		blob.Set(name, state[name])
+	}
+	if r.actions.stopArmed() {
+		blob.Set("stopVerdict", clone(r.actions.stopVerdict))
+	}
+	if pending := r.actions.steer.persisted(); pending != nil {
+		blob.Set("pendingSteer", pending)
+	}
+	return blob
+}
+
+// save writes the state; the blob is rebuilt only while detection is on
+// (ENG-115, ENG-28).
+func (r *run) save() {
+	if r.detection != nil {
+		r.state.doomLoop = r.blob()
+	}
+	r.state.consumedKey = r.choice.stored
+	if r.scenario.StateAccessor {
+		r.saved = r.state.toJSON()
+	}
+}
+
+// savedStatus is the status the accessor holds: the last save's, else the
+// loaded state's (ENG-141).
+func (r *run) savedStatus() any {
+	if r.saved != nil {
+		return r.saved.Value("status")
+	}
+	return r.loadedStatus
+}
+
+func (r *run) executable(c *call) bool { return r.scenario.tool(c.name).executable() }
+
+func (r *run) kind(c *call) ToolKind {
+	if tool := r.scenario.tool(c.name); tool != nil {
+		return tool.Kind
+	}
+	return ""
+}
+
+func (r *run) anyExecutable(cs []*call) bool { return slices.ContainsFunc(cs, r.executable) }
+
+// dispatch builds and sends one request; only a follow-up takes the
+// escalation latch (ENG-71, ENG-75), and final and retry dispatches carry
+// the tool choice "none" (ENG-145).
+func (r *run) dispatch(kind string, items []any) (*response, error) {
+	index := len(r.dispatches)
+	request := newObject("model", r.scenario.Request.Model)
+	if models := r.scenario.Request.Models; models != nil {
+		request.Set("models", stringList(models))
+	}
+	if len(r.scenario.Tools) > 0 {
+		var tools []any
+		for _, t := range r.scenario.Tools {
+			tools = append(tools, newObject("type", "function", "name", t.Name))
+		}
+		request.Set("tools", tools)
+	}
+	finalising := kind == finalDispatch || kind == retryDispatch
+	var choice any = "none"
+	carried := false
+	if !finalising {
+		choice, carried = r.choice.offer(index)
+	}
+	if !jsvalue.IsUndefined(choice) {
+		request.Set("toolChoice", clone(choice))
+	}
+	if kind == followUpDispatch && r.actions != nil { // ENG-75
+		pending := r.actions.takeLatch()
+		escalation := r.config.Escalation
+		if pending != nil && escalation != nil && r.detection.monitor.CanEscalate() {
+			r.detection.monitor.ConsumeEscalation() // ENG-77: spent before the dispatch is sent
+			if applyOverrides(request, escalation, pending) {
+				carried = false // ENG-74: the advisor replaced the caller's choice
+			}
+		}
+	}
+	request.Set("input", clone(items))
+	if r.answered >= len(r.turn.Model) {
+		r.dispatches = append(r.dispatches, Dispatch{Index: index, Kind: kind, Request: request})
+		return nil, &runFailure{kind: errScriptExhausted, dispatch: index,
+			message: fmt.Sprintf("the scripted model has no response for dispatch %d", index)}
+	}
+	r.answered++
+	resp := &response{id: fmt.Sprintf("resp_%d", r.answered), output: r.turn.Model[r.answered-1]}
+	r.dispatches = append(r.dispatches, Dispatch{Index: index, Kind: kind, Request: request, ResponseID: resp.id})
+	r.choice.answered(index, carried, len(calls(resp.output)) > 0) // ENG-145
+	return resp, nil
+}
+
+// applyOverrides merges the model and advisor overrides into one dispatch
+// (ENG-72, ENG-73); it reports whether the advisor replaced the tool choice.
+func applyOverrides(request *Object, e *doomloop.Escalation, v *doomloop.Verdict) bool {
+	if e.HasModel {
+		request.Set("model", clone(e.Model))
+		request.Delete("models")
+	}
+	if !e.HasAdvisor {
+		return false
+	}
+	parameters := newObject("forwardTranscript", true, "instructions", advisorInstructions(v.Message))
+	if members, ok := e.Advisor.(map[string]any); ok {
+		for _, name := range jsvalue.SortedKeys(members) {
+			parameters.Set(name, clone(members[name]))
+		}
+	}
+	tools, _ := request.Value("tools").([]any)
+	request.Set("tools", append(slices.Clone(tools), newObject("type", advisorTool, "parameters", parameters)))
+	request.Set("toolChoice", newObject("type", "allowed_tools", "mode", "required",
+		"tools", []any{newObject("type", advisorTool)}))
+	return true
+}
+
+const advisorTool = "openrouter:advisor"
+
+// takeResponse saves the response (a fresh turn's input first), then
+// checks it (ENG-109, ENG-146, ENG-148).
+func (r *run) takeResponse(resp *response, checked bool) {
+	r.state.messages = append(r.state.messages, r.fresh...)
+	r.fresh = nil
+	if r.state.status == awaitingClientTools {
+		r.state.pending = nil // ENG-148: the client tools were answered
+		r.state.status = inProgress
+	}
+	r.state.messages = append(r.state.messages, resp.items()...)
+	r.save()
+	if checked && r.detection != nil {
+		r.detection.checkResponse(resp.output)
+	}
+}
+
+// finish ends (or pauses) the run; SessionEnd fires last, once (ENG-99, ENG-130).
+func (r *run) finish(resp *response, reason, status string) {
+	if r.actions != nil {
+		r.actions.latch = nil // ENG-76
+	}
+	r.state.status = status
+	if status == complete {
+		r.choice.forget() // ENG-145
+	}
+	r.save()
+	if r.started {
+		r.rec.emit("SessionEnd", newObject("reason", reason))
+	}
+	text := responseText(resp.output)
+	r.end = RunEnd{Status: r.savedStatus(), Reason: reason, FinalResponseID: resp.id, FinalText: &text,
+		StopVerdict: clone(r.stopVerdict()), ErrorDispatch: -1}
+}
+
+// complete is a normal end: the final response is validated first (ENG-142).
+func (r *run) complete(resp *response, reason string) error {
+	if len(resp.output) == 0 {
+		if r.steps == 0 {
+			return failRun(errInvalidFinalResponse, "the final response "+resp.id+" has no output item")
+		}
+		retried, err := r.dispatch(retryDispatch, r.input)
+		if err != nil {
+			return err
+		}
+		r.takeResponse(retried, false) // neither checked nor run
+		resp = retried
+	}
+	r.finish(resp, reason, complete)
+	return nil
+}
+
+// seal gives every call whose id no output answers the halt output (ENG-85,
+// ENG-106, ENG-150).
+func (r *run) seal(resp *response, outputs []any) {
+	message, hasMessage := asObject(r.stopVerdict()).Value("message").(string)
+	halt := stringify(newObject("error", haltText(message, hasMessage)))
+	var seals []any
+	for _, c := range unanswered(calls(resp.output), outputs) {
+		seals = append(seals, functionCallOutput(c.id, halt))
+	}
+	if len(seals) > 0 {
+		r.state.messages = append(r.state.messages, seals...)
+		r.save()
+	}
+}
+
+// halt leaves through a stop gate (ENG-85, ENG-86, ENG-166); outputs are
+// the round's output items.
+func (r *run) halt(resp *response, outputs []any) {
+	r.seal(resp, outputs)
+	r.finish(resp, "doom_loop", complete)
+}
+
+// unanswered are the calls whose call id none of the round's output items
+// carries (ENG-150: a call sharing its id with an answered call counts as
+// answered).
+func unanswered(cs []*call, outputs []any) []*call {
+	answered := map[string]bool{}
+	for _, item := range outputs {
+		answered[callIDOf(item)] = true
+	}
+	var out []*call
+	for _, c := range cs {
+		if !answered[c.id] {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// -- the run -----------------------------------------------------------------------
+
+// restore restores the monitor, re-queues the steer messages and, on a
+// decision resume, re-arms a truthy stop verdict (ENG-171, ENG-144, ENG-158).
+func (r *run) restore() error {
+	blob := r.state.doomLoop
+	if r.detection == nil || jsvalue.IsUndefined(blob) {
+		return nil // ENG-28: with detection off the blob rides along untouched
+	}
+	if blob == nil { // ENG-144: JS reads a member of null
+		return failRun(errTypeError, "the persisted doomLoop member is null")
+	}
+	r.detection.monitor.Restore(monitorValue(blob)) // a blob that is not an object is ignored, with a log
+	if o := asObject(blob); o != nil {
+		r.actions.steer.requeue(o.Value("pendingSteer"))
+		if verdict := o.Value("stopVerdict"); r.turn.decisionResume() && jsvalue.Truthy(verdict) {
+			r.actions.stopVerdict = clone(verdict)
+		}
+	}
+	return nil
+}
+
+// initialise is ENG-160.
+func (r *run) initialise() error {
+	if r.configFailure != nil { // the option itself throws (a TypeError in JS): no run is built
+		return &runFailure{kind: errTypeError, message: r.configFailure.Error(), dispatch: -1, unbuilt: true}
+	}
+	if r.turn.decisionResume() && !r.scenario.StateAccessor { // ENG-143
+		return &runFailure{kind: errDecisionsNeedState, message: "a decision resume needs a state accessor",
+			dispatch: -1, unbuilt: true}
+	}
+	if err := r.restore(); err != nil {
+		return err
+	}
+	if r.turn.decisionResume() && (r.state.status == awaitingApproval || r.state.status == awaitingHITL) {
+		return r.decisionResume()
+	}
+	if r.turn.Input != nil {
+		r.fresh = clone(r.turn.Input).([]any)
+	}
+	if r.state.status != awaitingClientTools {
+		r.state.status = inProgress
+		r.save() // ENG-119, ENG-146: without a stale stopVerdict, without the new input
+	}
+	r.rec.emit("SessionStart", newObject())
+	r.started = true
+	r.input = append(clone(orEmpty(r.state.messages)).([]any), clone(orEmpty(r.fresh)).([]any)...)
+	resp, err := r.dispatch(initialDispatch, r.input)
+	if err != nil {
+		return err
+	}
+	return r.firstResponse(resp)
+}
+
+// firstResponse is ENG-161 (the stop verdict is consulted late here: EQ-01).
+func (r *run) firstResponse(resp *response) error {
+	r.takeResponse(resp, true)
+	cs := calls(resp.output)
+	if len(r.scenario.Tools) == 0 || len(cs) == 0 {
+		reason := complete
+		if r.stopArmed() {
+			reason = "doom_loop"
+		}
+		return r.complete(resp, reason)
+	}
+	if paused, err := r.approvalPause(resp, cs); paused || err != nil {
+		return err
+	}
+	if !r.anyExecutable(cs) {
+		r.clientToolsPause(resp, cs) // ENG-148
+		return nil
+	}
+	return r.mainLoop(resp)
+}
+
+// mainLoop is ENG-162.
+func (r *run) mainLoop(resp *response) error {
+	for first := true; ; first = false {
+		cs := calls(resp.output)
+		if r.stopArmed() { // gate A
+			r.halt(resp, nil)
+			return nil
+		}
+		if steps := r.scenario.Request.StopWhenSteps; steps != nil && r.steps >= *steps { // ENG-132
+			return r.stopWhen(resp)
+		}
+		if len(cs) == 0 {
+			return r.complete(resp, complete)
+		}
+		if !first {
+			if paused, err := r.approvalPause(resp, cs); paused || err != nil {
+				return err
+			}
+			if !r.anyExecutable(cs) {
+				r.clientToolsPause(resp, cs)
+				return nil
+			}
+		}
+		outputs, ended, err := r.roundThenGate(resp, cs, true) // gate B
+		if ended || err != nil {
+			return err
+		}
+		if text, ok := r.flush(); ok { // ENG-65..ENG-67
+			message := newObject("role", "user", "content", text)
+			r.state.messages = append(r.state.messages, message)
+			r.save()
+			r.input = append(r.input, clone(message))
+		}
+		r.input = append(append(r.input, resp.items()...), clone(outputs).([]any)...)
+		if resp, err = r.dispatch(followUpDispatch, r.input); err != nil {
+			return err
+		}
+		r.takeResponse(resp, true)
+	}
+}
+
+// roundThenGate runs a normal round and saves its outputs in call order,
+// then pauses for HITL, then for client tools, both before the stop gate
+// that follows (ENG-162 steps 6-9, EQ-02); the stopWhen round pauses for
+// HITL only (ENG-147 steps 1-3). ended is true when the run paused or
+// halted; outputs are the round's output items.
+func (r *run) roundThenGate(resp *response, cs []*call, clientTools bool) (outputs []any, ended bool, err error) {
+	outcomes, err := r.batches.run(cs, normalRound)
+	if err != nil {
+		return nil, true, err
+	}
+	r.steps++
+	outputs = []any{}
+	var hitl []any
+	for _, o := range outcomes {
+		if o.answered {
+			outputs = append(outputs, o.outputItem())
+		}
+		if o.hitl {
+			hitl = append(hitl, clone(o.call.item))
+		}
+	}
+	r.state.messages = append(r.state.messages, clone(outputs).([]any)...)
+	r.save()
+	switch left := unanswered(cs, outputs); {
+	case len(hitl) > 0:
+		r.state.pending = hitl
+		r.finish(resp, r.reason, awaitingHITL) // ENG-165, ENG-167
+	case len(left) > 0 && clientTools:
+		r.clientToolsPause(resp, left) // ENG-148
+	case r.stopArmed():
+		r.halt(resp, outputs)
+	default:
+		return outputs, false, nil
+	}
+	return outputs, true, nil
+}
+
+// clientToolsPause pauses for the caller's own tools; their calls are
+// persisted as pending (ENG-148).
+func (r *run) clientToolsPause(resp *response, cs []*call) {
+	r.state.pending = nil
+	for _, c := range cs {
+		r.state.pending = append(r.state.pending, clone(c.item))
+	}
+	r.finish(resp, r.reason, awaitingClientTools)
+}
+
+// stopWhen is the Stop hook, then the last round and the final dispatch (ENG-147).
+func (r *run) stopWhen(resp *response) error {
+	r.rec.emit("Stop", newObject("reason", "max_turns"))
+	r.reason = "max_turns"
+	cs := calls(resp.output)
+	allow := r.scenario.Request.AllowFinalResponse
+	if allow == false || !r.anyExecutable(cs) {
+		return r.complete(resp, r.reason)
+	}
+	outputs, ended, err := r.roundThenGate(resp, cs, false) // gate C
+	if ended || err != nil {
+		return err
+	}
+	r.input = append(append(r.input, resp.items()...), clone(outputs).([]any)...)
+	final := clone(r.input).([]any)
+	for _, c := range unanswered(cs, outputs) { // sent, never persisted
+		final = append(final, newObject("type", "function_call_output", "callId", c.id, "output", skippedOutput))
+	}
+	if text := directive(allow); text != "" {
+		final = append(final, newObject("role", "user", "content", text))
+	}
+	answer, err := r.dispatch(finalDispatch, final)
+	if err != nil {
+		return err
+	}
+	r.input = final
+	r.takeResponse(answer, false) // ENG-109: not checked
+	return r.complete(answer, r.reason)
+}
+
+// approvalPause is round (b) and the approval pause (ENG-164, ENG-143).
+func (r *run) approvalPause(resp *response, cs []*call) (bool, error) {
+	var gated, auto []*call
+	approval := false
+	for _, c := range cs {
+		switch r.kind(c) {
+		case Approval:
+			approval = true
+			gated = append(gated, c)
+		case HITL:
+			gated = append(gated, c)
+		case Executable:
+			auto = append(auto, c)
+		}
+	}
+	if !approval {
+		return false, nil
+	}
+	if !r.scenario.StateAccessor {
+		return false, failRun(errApprovalNeedsState, "tool calls need approval but there is no state accessor")
+	}
+	if slices.ContainsFunc(gated, func(c *call) bool { return r.kind(c) == HITL }) {
+		return false, outsideDomain("run %d: an approval pause beside a call of a hitl tool", r.index)
+	}
+	outcomes, err := r.batches.run(auto, approvalPause)
+	if err != nil {
+		return false, err
+	}
+	if len(outcomes) > 0 { // ENG-155: a new batch's results replace the stored ones
+		r.state.unsent = nil
+		for _, o := range outcomes {
+			r.state.unsent = append(r.state.unsent, o.unsentResult())
+		}
+	}
+	r.state.pending = nil
+	for _, c := range gated {
+		r.state.pending = append(r.state.pending, clone(c.item))
+	}
+	r.finish(resp, r.reason, awaitingApproval)
+	return true, nil
+}
+
+// decisionResume is ENG-163, ENG-22.
+func (r *run) decisionResume() error {
+	pending := map[string]*Object{}
+	for _, item := range r.state.pending {
+		if id := callIDOf(item); pending[id] == nil {
+			pending[id] = asObject(item)
+		}
+	}
+	decisions := append(slices.Clone(r.turn.Approve), r.turn.Reject...)
+	for _, id := range decisions {
+		if pending[id] != nil && count(decisions, id) > 1 { // ENG-151 (a)
+			return outsideDomain("run %d: pending call %q decided twice", r.index, id)
+		}
+	}
+	decided := map[string]bool{}
+	var approved []*call
+	for _, id := range r.turn.Approve {
+		if pending[id] != nil && !decided[id] {
+			decided[id] = true
+			approved = append(approved, callOf(pending[id]))
+		}
+	}
+	outcomes, err := r.batches.run(approved, approvedBatch)
+	if err != nil {
+		return err
+	}
+	for _, o := range outcomes {
+		r.state.unsent = append(r.state.unsent, o.unsentResult())
+	}
+	for _, id := range r.turn.Reject {
+		if pending[id] != nil && !decided[id] {
+			decided[id] = true
+			name, _ := pending[id].Get("name")
+			r.state.unsent = append(r.state.unsent,
+				newObject("callId", id, "name", name, "output", nil, "error", rejectedByUser))
+		}
+	}
+	r.state.pending = slices.DeleteFunc(r.state.pending, func(item any) bool { return decided[callIDOf(item)] })
+	if len(r.state.pending) > 0 { // ENG-163 step 5, ENG-149
+		r.state.status = awaitingApproval
+		r.save()
+		r.end = RunEnd{Status: r.savedStatus(), Reason: complete, StopVerdict: clone(r.stopVerdict()), ErrorDispatch: -1}
+		return nil
+	}
+	r.state.status = inProgress
+	if r.stopArmed() { // gate D
+		r.choice.forget() // ENG-145
+		r.save()
+		r.end = RunEnd{Status: r.savedStatus(), Reason: "doom_loop", StopVerdict: clone(r.stopVerdict()), ErrorDispatch: -1}
+		return nil
+	}
+	for _, result := range r.state.unsent { // ENG-155: folded in before the resume dispatch
+		r.state.messages = append(r.state.messages, unsentOutputItem(asObject(result)))
+	}
+	r.state.unsent = nil
+	r.save()
+	r.input = clone(orEmpty(r.state.messages)).([]any)
+	resp, err := r.dispatch(resumeDispatch, r.input)
+	if err != nil {
+		return err
+	}
+	return r.firstResponse(resp)
+}
+
+func count(list []string, value string) int {
+	n := 0
+	for _, item := range list {
+		if item == value {
+			n++
+		}
+	}
+	return n
+}
+
+// unsentOutputItem is an unsent result as the model receives it on the
+// resume dispatch (ENG-80).
+func unsentOutputItem(result *Object) *Object {
+	value := result.Value("output")
+	if failure, ok := result.Get("error"); ok && failure != nil {
+		value = newObject("error", failure)
+	}
+	return functionCallOutput(jsString(result.Value("callId")), stringify(value))
+}

@@ -1,0 +1,85 @@
+package engine
+
+import (
+	"doomloop.invalid/harness/jsvalue"
+	doomloop "doomloop.invalid/ports/go"
+)
+
+// toolChoice offers the caller's tool choice to each dispatch and keeps its
+// consumption (ENG-145). A choice is forced when it is "required", or an
+// object other than an allowed_tools whose mode is not "required", or an
+// array (JS typeof is object). It is consumed when a dispatch carried it
+// unchanged and the response holds a function call; then the relaxed
+// choice is offered. The state keeps the consumption as
+// consumedForcedToolChoiceKey: the RFC 8785 canonical JSON of the choice.
+type toolChoice struct {
+	choice any // jsvalue.Undefined: the caller gives none
+	from   int // the first dispatch the caller's choice applies to
+	forced bool
+	key    *string // the consumption key of a forced choice that can be written
+	stored *string // the key the state holds, as loaded or last set
+}
+
+func newToolChoice(choice any, from int, stored *string) *toolChoice {
+	t := &toolChoice{choice: choice, from: from, stored: stored}
+	switch c := choice.(type) {
+	case string:
+		t.forced = c == "required"
+	case *Object:
+		t.forced = c.Value("type") != "allowed_tools" || c.Value("mode") == "required"
+	case []any:
+		t.forced = true
+	}
+	if t.forced {
+		if key, err := doomloop.Canonicalize(monitorValue(choice)); err == nil {
+			t.key = &key
+		}
+	}
+	return t
+}
+
+// consumed: the stored key matches only when spelled exactly as this
+// choice's key.
+func (t *toolChoice) consumed() bool {
+	return t.key != nil && t.stored != nil && *t.stored == *t.key
+}
+
+// offer is the caller's choice for a dispatch (jsvalue.Undefined: none), and
+// whether it is the forced choice itself.
+func (t *toolChoice) offer(dispatch int) (any, bool) {
+	switch {
+	case !t.forced:
+		return t.choice, false
+	case dispatch < t.from:
+		return jsvalue.Undefined{}, false
+	case t.consumed():
+		return relaxed(t.choice), false
+	}
+	return t.choice, true
+}
+
+// relaxed is a consumed forced choice: "auto", or the allowed_tools in mode "auto".
+func relaxed(choice any) any {
+	if o := asObject(choice); o != nil && o.Value("type") == "allowed_tools" {
+		copied := clone(o).(*Object)
+		copied.Set("mode", "auto")
+		return copied
+	}
+	return "auto"
+}
+
+// answered keeps the books when the response to a dispatch arrives:
+// carried tells whether the dispatch carried the forced choice itself (not
+// relaxed, not replaced by an override). A dispatch the caller gave no
+// forced choice clears a stored key.
+func (t *toolChoice) answered(dispatch int, carried, hasCall bool) {
+	if !t.forced || dispatch < t.from {
+		t.stored = nil
+	} else if carried && hasCall {
+		t.stored = t.key
+	}
+}
+
+// forget removes the key: the run completed, or a condemned decision
+// resume halted.
+func (t *toolChoice) forget() { t.stored = nil }
