@@ -62,6 +62,9 @@ type run struct {
 	end            RunEnd
 }
 
+// newRun builds the run: its option resolved once, and a monitor built
+// from it while detection is on (ENG-24, ENG-30); loaded is the state the
+// accessor hands back, nil for none.
 func newRun(s *Scenario, turn *Turn, index int, loaded *Object, opts *options) *run {
 	r := &run{scenario: s, turn: turn, index: index, rec: &recorder{}, reason: complete,
 		resolver: &resolver{scenario: s, invocations: map[string]int{}}, state: loadConversation(loaded)}
@@ -120,8 +123,8 @@ func (r *run) execute() (*RunTranscript, error) {
 
 func (r *run) stopArmed() bool { return r.actions != nil && r.actions.stopArmed() }
 
-// flush empties the steer queue (which exists, and is never persisted,
-// while detection is off, ENG-29).
+// flush empties the steer queue into one message (ENG-66); with detection
+// off nothing is ever queued (ENG-27).
 func (r *run) flush() (string, bool) {
 	if r.actions == nil {
 		return "", false

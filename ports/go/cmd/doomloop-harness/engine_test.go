@@ -282,6 +282,59 @@ func engineVectors(t *testing.T) []engineVector {
 // shakes counts the runs of TestEngineInterleavings in this process.
 var shakes int64
 
+// shaker makes each step a call of a concurrent batch takes on its
+// goroutine (ENG-138) yield or sleep, drawn from a seeded source: other
+// interleavings than the scheduler's usual one.
+func shaker(seed int64) engine.Option {
+	var mu sync.Mutex
+	source := rand.New(rand.NewSource(seed))
+	return engine.WithInterleaving(func(string) {
+		mu.Lock()
+		n := source.Intn(4)
+		mu.Unlock()
+		switch n {
+		case 0:
+			runtime.Gosched()
+		case 1:
+			time.Sleep(50 * time.Microsecond)
+		}
+	})
+}
+
+// shakenPort is the harness with its goroutines shaken.
+type shakenPort struct {
+	port
+	shake engine.Option
+}
+
+func (p shakenPort) RunScenario(scenario []byte) (any, error) {
+	s, err := engine.ParseScenario(scenario)
+	if err != nil {
+		return nil, err
+	}
+	transcript, err := s.Run(p.shake)
+	if err != nil {
+		return nil, err
+	}
+	return transcript.JSON(), nil
+}
+
+// TestMain serves the shaken harness, instead of testing, when
+// DOOMLOOP_SHAKEN_HARNESS holds a seed: the test binary
+// (go test -c ./cmd/doomloop-harness) is then a harness whose interleavings
+// the kit's own runner judges (tests/test_go_engine_interleavings.py).
+func TestMain(m *testing.M) {
+	if given := os.Getenv("DOOMLOOP_SHAKEN_HARNESS"); given != "" {
+		var seed int64
+		if _, err := fmt.Sscan(given, &seed); err != nil {
+			fmt.Fprintln(os.Stderr, "DOOMLOOP_SHAKEN_HARNESS: not a seed:", given)
+			os.Exit(2)
+		}
+		os.Exit(harness.Serve(shakenPort{newPort(), shaker(seed)}))
+	}
+	os.Exit(m.Run())
+}
+
 // TestEngineInterleavings runs every engine vector with goroutines shaken
 // at each step of a concurrent call (a sleep or a yield drawn from a seeded
 // source, per call): any interleaving the goroutines take must keep the
@@ -295,19 +348,7 @@ func TestEngineInterleavings(t *testing.T) {
 		fmt.Sscan(s, &seed)
 	}
 	t.Logf("seed %d (DOOMLOOP_SHAKE_SEED)", seed)
-	var mu sync.Mutex
-	source := rand.New(rand.NewSource(seed))
-	shake := engine.WithInterleaving(func(string) {
-		mu.Lock()
-		n := source.Intn(4)
-		mu.Unlock()
-		switch n {
-		case 0:
-			runtime.Gosched()
-		case 1:
-			time.Sleep(50 * time.Microsecond)
-		}
-	})
+	shake := shaker(seed)
 	reordered := 0
 	for _, v := range engineVectors(t) {
 		expect := v.vector["expect"].(map[string]any)
