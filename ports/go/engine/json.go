@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"sort"
 	"strconv"
 
 	"doomloop.invalid/harness/jsvalue"
@@ -21,15 +22,14 @@ import (
 // the other names in the order they were first set. JSON.parse and a JS
 // object literal give that order; a name set again keeps its place.
 type Object struct {
-	names   []string
-	values  map[string]any
-	indices int // how many names at the front are array indices
+	names  []string
+	values map[string]any
 }
 
 // newObject builds an object from name, value pairs, in that order.
 func newObject(pairs ...any) *Object {
 	o := &Object{values: make(map[string]any, len(pairs)/2)}
-	for i := 0; i+1 < len(pairs); i += 2 {
+	for i := 0; i < len(pairs); i += 2 {
 		o.Set(pairs[i].(string), pairs[i+1])
 	}
 	return o
@@ -63,18 +63,13 @@ func (o *Object) Has(name string) bool {
 // ordinary name).
 func (o *Object) Set(name string, v any) {
 	if _, ok := o.values[name]; !ok {
-		if arrayIndex(name) {
-			at := o.indices
-			for at > 0 && indexLess(name, o.names[at-1]) {
-				at--
-			}
-			o.names = append(o.names, "")
-			copy(o.names[at+1:], o.names[at:])
-			o.names[at] = name
-			o.indices++
-		} else {
-			o.names = append(o.names, name)
+		at := len(o.names)
+		if arrayIndex(name) { // after the index names that are smaller, before the others
+			at = sort.Search(len(o.names), func(i int) bool {
+				return !arrayIndex(o.names[i]) || indexLess(name, o.names[i])
+			})
 		}
+		o.names = slices.Insert(o.names, at, name)
 	}
 	o.values[name] = v
 }
@@ -84,15 +79,8 @@ func (o *Object) Len() int { return len(o.Names()) }
 
 // Delete removes a member, if the object has it.
 func (o *Object) Delete(name string) {
-	if _, ok := o.values[name]; !ok {
-		return
-	}
 	delete(o.values, name)
-	at := slices.Index(o.names, name)
-	o.names = slices.Delete(o.names, at, at+1)
-	if at < o.indices {
-		o.indices--
-	}
+	o.names = slices.DeleteFunc(o.names, func(n string) bool { return n == name })
 }
 
 // Names returns the member names in property order.
@@ -342,7 +330,7 @@ func roundTrip(v any) any {
 func clone(v any) any {
 	switch x := v.(type) {
 	case *Object:
-		c := &Object{names: append([]string(nil), x.names...), values: make(map[string]any, len(x.values)), indices: x.indices}
+		c := &Object{names: slices.Clone(x.names), values: make(map[string]any, len(x.values))}
 		for name, member := range x.values {
 			c.values[name] = clone(member)
 		}
