@@ -1,7 +1,11 @@
 package engine
 
 import (
+	"bytes"
+	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"math"
 	"slices"
 	"sort"
@@ -94,11 +98,8 @@ func (o *Object) Names() []string {
 // arrayIndex reports whether a property name is an array index: the
 // canonical decimal form of an integer from 0 to 2^32-2.
 func arrayIndex(name string) bool {
-	if name == "" || len(name) > 10 || (name[0] == '0' && len(name) > 1) {
-		return false
-	}
-	n, err := strconv.ParseUint(name, 10, 64)
-	return err == nil && n < 1<<32-1
+	n, err := strconv.ParseUint(name, 10, 32)
+	return err == nil && n < 1<<32-1 && strconv.FormatUint(n, 10) == name
 }
 
 // indexLess orders two array-index names numerically.
@@ -108,155 +109,78 @@ func indexLess(a, b string) bool {
 
 // parseJSON reads one JSON text as JS JSON.parse does: objects become
 // *Object in property order, a repeated name keeps its first place and its
-// last value, and the values themselves (strings with lone surrogates,
-// numbers rounded to the nearest double) are read by the harness library's
-// parser, which has JS semantics.
+// last value. The syntax is checked by encoding/json's tokenizer; each
+// string and number is read from its own text by the harness library's
+// parser, which has JS semantics (lone surrogates kept, numbers rounded to
+// the nearest double, ±Inf beyond the range).
 func parseJSON(data []byte) (any, error) {
-	r := &reader{data: data}
-	r.space()
-	v, err := r.value(0)
+	decoder := json.NewDecoder(bytes.NewReader(data))
+	decoder.UseNumber()
+	v, err := readValue(decoder, data, 0)
+	if err == nil {
+		if _, more := decoder.Token(); more != io.EOF {
+			err = errors.New("unexpected data after the JSON value")
+		}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("invalid JSON: %w", err)
+	}
+	return v, nil
+}
+
+func readValue(decoder *json.Decoder, data []byte, depth int) (any, error) {
+	if depth > jsvalue.MaxJSONDepth {
+		return nil, errors.New("nesting too deep")
+	}
+	from := decoder.InputOffset()
+	token, err := decoder.Token()
 	if err != nil {
 		return nil, err
 	}
-	if r.space(); r.pos != len(r.data) {
-		return nil, r.fail("unexpected data after the JSON value")
+	switch t := token.(type) {
+	case string:
+		return leaf(data[from:decoder.InputOffset()])
+	case json.Number:
+		return leaf([]byte(t))
+	case json.Delim:
+		if t == '[' {
+			items := []any{}
+			for decoder.More() {
+				v, err := readValue(decoder, data, depth+1)
+				if err != nil {
+					return nil, err
+				}
+				items = append(items, v)
+			}
+			_, err = decoder.Token() // ']'
+			return items, err
+		}
+		o := newObject()
+		for decoder.More() {
+			from = decoder.InputOffset()
+			if _, err := decoder.Token(); err != nil {
+				return nil, err
+			}
+			name, err := leaf(data[from:decoder.InputOffset()])
+			if err != nil {
+				return nil, err
+			}
+			v, err := readValue(decoder, data, depth+1)
+			if err != nil {
+				return nil, err
+			}
+			o.Set(name.(string), v)
+		}
+		_, err = decoder.Token() // '}'
+		return o, err
 	}
-	return v, nil
+	return token, nil // true, false, null
 }
 
-type reader struct {
-	data []byte
-	pos  int
-}
-
-func (r *reader) fail(what string) error {
-	return fmt.Errorf("invalid JSON at byte %d: %s", r.pos, what)
-}
-
-func (r *reader) space() {
-	for r.pos < len(r.data) {
-		switch r.data[r.pos] {
-		case ' ', '\t', '\n', '\r':
-			r.pos++
-		default:
-			return
-		}
-	}
-}
-
-// expect consumes one byte of punctuation.
-func (r *reader) expect(c byte) bool {
-	r.space()
-	if r.pos < len(r.data) && r.data[r.pos] == c {
-		r.pos++
-		return true
-	}
-	return false
-}
-
-func (r *reader) value(depth int) (any, error) {
-	if depth > jsvalue.MaxJSONDepth {
-		return nil, r.fail("nesting too deep")
-	}
-	if r.pos >= len(r.data) {
-		return nil, r.fail("unexpected end of input")
-	}
-	switch r.data[r.pos] {
-	case '{':
-		return r.object(depth)
-	case '[':
-		return r.array(depth)
-	case '"':
-		return r.leaf(r.stringEnd())
-	}
-	end := r.pos
-	for end < len(r.data) && (isNumberByte(r.data[end]) || (r.data[end] >= 'a' && r.data[end] <= 'z')) {
-		end++
-	}
-	return r.leaf(end)
-}
-
-func isNumberByte(c byte) bool {
-	return (c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.' || c == 'E'
-}
-
-// stringEnd finds the end of the string token at r.pos (after its closing
-// quote; the whole input when it is unterminated).
-func (r *reader) stringEnd() int {
-	for i := r.pos + 1; i < len(r.data); i++ {
-		switch r.data[i] {
-		case '\\':
-			i++
-		case '"':
-			return i + 1
-		}
-	}
-	return len(r.data)
-}
-
-// leaf reads the string, number or literal token r.data[r.pos:end].
-func (r *reader) leaf(end int) (any, error) {
-	v, err := jsvalue.ParseJSON(r.data[r.pos:end])
-	if err != nil {
-		return nil, fmt.Errorf("invalid JSON at byte %d: %w", r.pos, err)
-	}
-	r.pos = end
-	return v, nil
-}
-
-func (r *reader) object(depth int) (any, error) {
-	r.pos++
-	o := newObject()
-	if r.expect('}') {
-		return o, nil
-	}
-	for {
-		r.space()
-		if r.pos >= len(r.data) || r.data[r.pos] != '"' {
-			return nil, r.fail("expected a member name")
-		}
-		name, err := r.leaf(r.stringEnd())
-		if err != nil {
-			return nil, err
-		}
-		if !r.expect(':') {
-			return nil, r.fail("expected ':'")
-		}
-		r.space()
-		v, err := r.value(depth + 1)
-		if err != nil {
-			return nil, err
-		}
-		o.Set(name.(string), v)
-		if r.expect('}') {
-			return o, nil
-		}
-		if !r.expect(',') {
-			return nil, r.fail("expected ',' or '}'")
-		}
-	}
-}
-
-func (r *reader) array(depth int) (any, error) {
-	r.pos++
-	items := []any{}
-	if r.expect(']') {
-		return items, nil
-	}
-	for {
-		r.space()
-		v, err := r.value(depth + 1)
-		if err != nil {
-			return nil, err
-		}
-		items = append(items, v)
-		if r.expect(']') {
-			return items, nil
-		}
-		if !r.expect(',') {
-			return nil, r.fail("expected ',' or ']'")
-		}
-	}
+// leaf reads one string or number token: text may start with the
+// separators and spaces before it.
+func leaf(text []byte) (any, error) {
+	return jsvalue.ParseJSON(bytes.TrimLeft(text, " \t\r\n,:"))
 }
 
 // stringify writes a value as JS JSON.stringify does (ENG-105): no

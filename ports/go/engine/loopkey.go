@@ -3,6 +3,7 @@ package engine
 import (
 	"errors"
 	"fmt"
+	"strconv"
 	"unicode"
 	"unicode/utf8"
 
@@ -119,11 +120,8 @@ func jsMember(args any, name string) any {
 		if name == "length" {
 			return float64(len(x))
 		}
-		if arrayIndex(name) {
-			var i int
-			if _, err := fmt.Sscan(name, &i); err == nil && i < len(x) {
-				return x[i]
-			}
+		if i, err := strconv.Atoi(name); err == nil && arrayIndex(name) && i < len(x) {
+			return x[i]
 		}
 	}
 	return jsvalue.Undefined{}
