@@ -1,8 +1,11 @@
 package engine
 
 import (
+	"errors"
 	"fmt"
 	"sync"
+
+	"doomloop.invalid/harness/jsvalue"
 )
 
 // batchKind is one of the three kinds of round (ENG-31).
@@ -38,28 +41,28 @@ func refused(c *call, text string) outcome {
 // value is what the model receives for the call: the result, or {"error": text}.
 func (o outcome) value() any {
 	if o.failed {
-		return newObject("error", o.err)
+		return jsvalue.NewObject("error", o.err)
 	}
 	return o.result
 }
 
 // outputItem is the function_call_output item of the call (ENG-79, ENG-105).
 func (o outcome) outputItem() *Object {
-	return functionCallOutput(o.call.id, stringify(o.value()))
+	return functionCallOutput(o.call.id, jsvalue.Stringify(o.value()))
 }
 
 // unsentResult is the call's unsent result in an approval batch (ENG-80).
 func (o outcome) unsentResult() *Object {
 	if o.failed {
-		return newObject("callId", o.call.id, "name", o.call.name, "output", nil, "error", o.err)
+		return jsvalue.NewObject("callId", o.call.id, "name", o.call.name, "output", nil, "error", o.err)
 	}
-	return newObject("callId", o.call.id, "name", o.call.name, "output", clone(o.result))
+	return jsvalue.NewObject("callId", o.call.id, "name", o.call.name, "output", clone(o.result))
 }
 
 // functionCallOutput is the output item shared by results, blocks and seals
 // (ENG-79, ENG-85).
 func functionCallOutput(callID, output string) *Object {
-	return newObject("type", "function_call_output", "id", "output_"+callID, "callId", callID, "output", output)
+	return jsvalue.NewObject("type", "function_call_output", "id", "output_"+callID, "callId", callID, "output", output)
 }
 
 // batches runs the batches of one run: the checkpoint of each call, then
@@ -90,7 +93,7 @@ func (b *batches) run(calls []*call, kind batchKind) ([]outcome, error) {
 			o, tool, proceed := b.checkpoint(c, kind)
 			if proceed {
 				var err error
-				if o, err = b.execute(c, tool, kind, round); err != nil {
+				if o, err = b.execute(c, tool, kind, round, nil); err != nil {
 					return nil, err
 				}
 			}
@@ -129,19 +132,14 @@ func (b *batches) concurrently(calls []*call, kind batchKind, round int, outcome
 				return b.checkpoint(c, kind)
 			}()
 			if proceed {
-				o, errs[i] = b.execute(c, tool, kind, round)
+				o, errs[i] = b.execute(c, tool, kind, round, b.interleave)
 			}
 			outcomes[i] = o
 		}(turn, next)
 		turn = next
 	}
 	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return err
-		}
-	}
-	return nil
+	return errors.Join(errs...)
 }
 
 // checkpoint is a call's serialised part: the checkpoint (ENG-44), and the
@@ -176,10 +174,16 @@ func (b *batches) checkpoint(c *call, kind batchKind) (outcome, *Tool, bool) {
 // execute is a call's own part: PreToolUse, then the HITL pause or the body
 // and its Post* hook (ENG-140, ENG-165, ENG-21). A call whose arguments are
 // not an object or null gets no tool hook, but its body runs (ENG-140).
-func (b *batches) execute(c *call, tool *Tool, kind batchKind, round int) (outcome, error) {
+// yield, when set, is called before each step (WithInterleaving).
+func (b *batches) execute(c *call, tool *Tool, kind batchKind, round int, yield func(callID string)) (outcome, error) {
 	hooked := c.args == nil || asObject(c.args) != nil
-	payload := func() *Object { return newObject("toolName", c.name, "callId", c.id) }
-	b.pause(c, kind)
+	payload := func() *Object { return jsvalue.NewObject("toolName", c.name, "callId", c.id) }
+	pause := func() {
+		if yield != nil {
+			yield(c.id)
+		}
+	}
+	pause()
 	if hooked {
 		b.rec.emit("PreToolUse", payload())
 	}
@@ -189,9 +193,9 @@ func (b *batches) execute(c *call, tool *Tool, kind batchKind, round int) (outco
 	if tool.Kind == HITL && tool.Result == nil {
 		return outcome{}, outsideDomain("approved call %q of a hitl tool whose body returns null", c.id)
 	}
-	b.pause(c, kind)
+	pause()
 	b.rec.executed(Execution{CallID: c.id, Name: c.name, Arguments: clone(c.args), Round: round})
-	b.pause(c, kind)
+	pause()
 	if tool.Fails != nil {
 		if hooked {
 			failure := payload()
@@ -204,10 +208,4 @@ func (b *batches) execute(c *call, tool *Tool, kind batchKind, round int) (outco
 		b.rec.emit("PostToolUse", payload())
 	}
 	return answeredWith(c, clone(tool.Result)), nil
-}
-
-func (b *batches) pause(c *call, kind batchKind) {
-	if b.interleave != nil && kind != approvedBatch {
-		b.interleave(c.id)
-	}
 }

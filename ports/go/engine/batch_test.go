@@ -5,6 +5,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"doomloop.invalid/harness/jsvalue"
 )
 
 const twoCalls = `{"id": "two", "doomLoop": true, "tools": [{"name": "read"}],
@@ -65,8 +67,8 @@ func TestTheCallsOfABatchRunOnTheirOwnGoroutines(t *testing.T) {
 		}
 		// the outputs stay in emission order (ENG-138 (d))
 		input := run.Dispatches[1].Request.Value("input").([]any)
-		if stringify(input[3]) != `{"type":"function_call_output","id":"output_a","callId":"a","output":"{\"ok\":true}"}` {
-			t.Errorf("first output: %s", stringify(input[3]))
+		if jsvalue.Stringify(input[3]) != `{"type":"function_call_output","id":"output_a","callId":"a","output":"{\"ok\":true}"}` {
+			t.Errorf("first output: %s", jsvalue.Stringify(input[3]))
 		}
 	case <-time.After(30 * time.Second):
 		t.Fatal("call a never ran after call b: the batch's calls did not run concurrently")

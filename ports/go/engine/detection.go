@@ -3,6 +3,7 @@ package engine
 import (
 	"slices"
 
+	"doomloop.invalid/harness/jsvalue"
 	doomloop "doomloop.invalid/ports/go"
 )
 
@@ -78,32 +79,36 @@ func (d *detection) openRound(batch []*call) {
 	d.monitor.DeclareRound(float64(d.round), declared) // ENG-43: the monitor drops what it cannot fingerprint
 }
 
-// record records through the fallback chain (ENG-50); ok is false when
+// record records a call through the fallback chain (ENG-50): with its key
+// material, else with its retry identity when it has one; nil when
 // detection is skipped for the call.
-func (d *detection) record(toolName string, key any, retry any, hasRetry bool, opts doomloop.RecordOptions) (doomloop.CallRecord, bool) {
+func (d *detection) record(toolName string, key any, retry any, hasRetry bool, opts doomloop.RecordOptions) *doomloop.CallRecord {
 	record, err := d.monitor.RecordToolCall(toolName, key, float64(d.round), opts)
-	if err == nil {
-		return record, true
-	}
-	if !hasRetry {
+	switch {
+	case err == nil:
+		return &record
+	case !hasRetry:
 		d.rec.warn(`[DoomLoop] could not fingerprint call to "` + toolName +
 			`"; skipping detection for this call: ` + err.Error())
-		return record, false
+		return nil
 	}
 	d.rec.warn(`[DoomLoop] could not fingerprint call to "` + toolName + `"; falling back to full arguments: ` +
 		err.Error())
-	record, err = d.monitor.RecordToolCall(toolName, retry, float64(d.round), opts)
-	if err != nil {
+	if record, err = d.monitor.RecordToolCall(toolName, retry, float64(d.round), opts); err != nil {
 		d.rec.warn(`[DoomLoop] fallback identity for "` + toolName +
 			`" also unhashable; skipping detection for this call: ` + err.Error())
-		return record, false
+		return nil
 	}
-	return record, true
+	return &record
 }
 
 // decide applies a record's verdict, or the decision stored for its
-// duplicate (ENG-53, ENG-54, ENG-61); args is the toolInput (ENG-153).
-func (d *detection) decide(toolName string, record doomloop.CallRecord, args *Object) decision {
+// duplicate (ENG-53, ENG-54, ENG-61); args is the toolInput (ENG-153). A
+// call detection skipped proceeds.
+func (d *detection) decide(toolName string, record *doomloop.CallRecord, args *Object) decision {
+	if record == nil {
+		return decision{}
+	}
 	key := toolName + "\n" + record.Fingerprint
 	if record.DuplicateInRound {
 		return d.decisions[key] // no second hook, no second side effect
@@ -119,11 +124,11 @@ func (d *detection) decide(toolName string, record doomloop.CallRecord, args *Ob
 var clientRecord = doomloop.RecordOptions{Detector: doomloop.DetectorToolFingerprint} // allowBlock true (ENG-60)
 
 // checkMalformed is the malformed path: the raw text recorded, no retry
-// identity (ENG-45). The call's output does not depend on the decision.
+// identity (ENG-45; a string always has a fingerprint). The call's output
+// does not depend on the decision.
 func (d *detection) checkMalformed(c *call) {
-	if record, ok := d.record(c.name, c.raw, nil, false, clientRecord); ok {
-		d.decide(c.name, record, nil)
-	}
+	record, _ := d.monitor.RecordToolCall(c.name, c.raw, float64(d.round), clientRecord)
+	d.decide(c.name, &record, nil)
 }
 
 // checkCall is the per-call checkpoint of a parsed call (ENG-44, ENG-46..ENG-49).
@@ -145,11 +150,7 @@ func (d *detection) checkCall(c *call) decision {
 		d.rec.warn(`[DoomLoop] tool "` + c.name + `": ` + id.Warning) // ENG-48, ENG-168
 	}
 	retry, hasRetry := id.retry()
-	record, recorded := d.record(c.name, id.KeyMaterial, retry, hasRetry, clientRecord)
-	if !recorded {
-		return decision{}
-	}
-	return d.decide(c.name, record, asObject(c.args))
+	return d.decide(c.name, d.record(c.name, id.KeyMaterial, retry, hasRetry, clientRecord), asObject(c.args))
 }
 
 // The items that are not server-tool results (ENG-56), and the members a
@@ -177,18 +178,15 @@ func (d *detection) checkResponse(output []any) {
 		identity := map[string]any{}
 		for _, name := range item.Names() {
 			if !slices.Contains(serverItemExcluded, name) {
-				identity[name] = monitorValue(item.Value(name)) // "__proto__" is data
+				identity[name] = jsvalue.Plain(item.Value(name)) // "__proto__" is data
 			}
 		}
 		if len(identity) == 0 {
 			continue
 		}
 		toolName := "server:" + kind
-		record, ok := d.record(toolName, identity, nil, false,
-			doomloop.RecordOptions{NoBlock: true, Detector: doomloop.DetectorServerToolFingerprint})
-		if ok {
-			d.decide(toolName, record, nil)
-		}
+		d.decide(toolName, d.record(toolName, identity, nil, false,
+			doomloop.RecordOptions{NoBlock: true, Detector: doomloop.DetectorServerToolFingerprint}), nil)
 	}
 }
 

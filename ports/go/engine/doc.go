@@ -16,11 +16,11 @@
 // they happen, so a transcript holds one interleaving among those the
 // partial order of ENG-139 allows.
 //
-// JSON is held as JavaScript holds it (*Object keeps JS property order),
-// because the order of a result's members reaches the model (ENG-105). The
-// files follow the spec's parts: scenario.go (§15.1.4, ENG-23),
-// identity.go and loopkey.go (§15.2.1), detection.go (§15.2), batch.go
-// (ENG-138), actions.go and hooks.go (§15.3), texts.go (§15.4.1), state.go
-// (§15.5), toolchoice.go (ENG-145), run.go (§15.6), transcript.go
-// (ENG-156), json.go (ENG-105, ENG-121).
+// JSON is held as JavaScript holds it (Object, the harness library's
+// jsvalue.Object, keeps JS property order), because the order of a result's
+// members reaches the model (ENG-105). The files follow the spec's parts:
+// scenario.go (§15.1.4, ENG-23), identity.go and loopkey.go (§15.2.1),
+// detection.go (§15.2), batch.go (ENG-138), actions.go and hooks.go
+// (§15.3), texts.go (§15.4.1), state.go (§15.5), toolchoice.go (ENG-145),
+// run.go (§15.6), transcript.go (ENG-156), json.go (ENG-121).
 package engine

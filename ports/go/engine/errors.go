@@ -39,12 +39,8 @@ const (
 type runFailure struct {
 	kind     string
 	message  string
-	dispatch int  // -1 unless the scripted model was exhausted
+	dispatch int  // the failed dispatch, for script-exhausted
 	unbuilt  bool // the run failed before it was built: no reason, no config (ENG-143)
 }
 
 func (f *runFailure) Error() string { return f.kind + ": " + f.message }
-
-func failRun(kind, message string) *runFailure {
-	return &runFailure{kind: kind, message: message, dispatch: -1}
-}

@@ -70,7 +70,7 @@ func (r *recorder) monitorLog(message string, err error) {
 
 // verdictJSON is a verdict as the engine stores and shows it (ENG-82, ENG-89).
 func verdictJSON(v *doomloop.Verdict) *Object {
-	o := newObject("detector", string(v.Detector), "action", string(v.Action), "streak", v.Streak,
+	o := jsvalue.NewObject("detector", string(v.Detector), "action", string(v.Action), "streak", v.Streak,
 		"fingerprint", v.Fingerprint)
 	if v.HasToolName {
 		o.Set("toolName", v.ToolName)
@@ -86,7 +86,7 @@ func verdictJSON(v *doomloop.Verdict) *Object {
 func detectedPayload(v *doomloop.Verdict, args *Object) *Object {
 	payload := verdictJSON(v)
 	if args != nil {
-		input := newObject()
+		input := jsvalue.NewObject()
 		for _, name := range args.Names() {
 			if name != "__proto__" {
 				input.Set(name, clone(args.Value(name)))
@@ -101,9 +101,9 @@ func detectedPayload(v *doomloop.Verdict, args *Object) *Object {
 // the last valid override (ENG-91, ENG-93, ENG-97), or "".
 func override(handlers []Handler, payload *Object, rec *recorder) doomloop.Action {
 	var chosen doomloop.Action
-	toolName, hasToolName := payload.Get("toolName")
+	toolName := payload.Value("toolName") // undefined for a text verdict
 	for _, h := range handlers {
-		if h.Tool != nil && (!hasToolName || toolName != *h.Tool) {
+		if h.Tool != nil && toolName != *h.Tool {
 			continue // a handler for one tool never sees a text verdict (ENG-91)
 		}
 		if !matches(h.When, payload) {
@@ -118,15 +118,11 @@ func override(handlers []Handler, payload *Object, rec *recorder) doomloop.Actio
 		}
 		result := asObject(h.Returns)
 		if result != nil && !result.Has("overrideAction") {
-			continue
+			continue // an object without an override: nothing to drop
 		}
-		var action any = jsvalue.Undefined{}
-		if result != nil {
-			action = result.Value("overrideAction")
-		}
-		name, _ := action.(string)
+		name, _ := result.Value("overrideAction").(string)
 		if !slices.Contains(doomloop.Rungs[:], doomloop.Action(name)) {
-			rec.warn("[hooks] DoomLoopDetected result dropped: " + stringify(h.Returns))
+			rec.warn("[hooks] DoomLoopDetected result dropped: " + jsvalue.Stringify(h.Returns))
 			continue
 		}
 		chosen = doomloop.Action(name)
@@ -137,7 +133,7 @@ func override(handlers []Handler, payload *Object, rec *recorder) doomloop.Actio
 // matches: every member of when is equal to the payload's member.
 func matches(when *Object, payload *Object) bool {
 	for _, name := range when.Names() {
-		if !equalJSON(payload.Value(name), when.Value(name)) {
+		if !sameJSON(payload.Value(name), when.Value(name)) {
 			return false
 		}
 	}

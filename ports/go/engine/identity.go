@@ -46,11 +46,11 @@ func calls(output []any) []*call {
 // identity; text that parses to a string is malformed with the parsed
 // string as identity, never parsed a second time.
 func parseArguments(raw string) (args any, malformed bool, identity string) {
-	text := trimJS(raw)
+	text := jsvalue.Trim(raw)
 	if text == "" {
-		return newObject(), false, ""
+		return jsvalue.NewObject(), false, ""
 	}
-	parsed, err := parseJSON([]byte(text))
+	parsed, err := jsvalue.ParseOrdered([]byte(text))
 	if err != nil {
 		return nil, true, raw
 	}
@@ -100,9 +100,9 @@ func (r *resolver) resolve(c *call) (identity, error) {
 	declaration := r.scenario.tool(c.name).LoopKey
 	args := c.args
 	if args == nil {
-		args = newObject()
+		args = jsvalue.NewObject()
 	}
-	value := monitorValue(args)
+	value := jsvalue.Plain(args)
 	object, _ := value.(map[string]any)
 	switch form := declaration.(type) {
 	case *LoopKeyForm:

@@ -4,8 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"unicode"
-	"unicode/utf8"
 
 	"doomloop.invalid/harness/jsvalue"
 )
@@ -36,7 +34,7 @@ type LoopKeyForm struct {
 	Message  string  // throws, resolution-fails
 }
 
-var transforms = map[string]func(string) string{"trim": trimJS, "lower": lowerJS}
+var transforms = map[string]func(string) string{"trim": jsvalue.Trim, "lower": jsvalue.ToLowerCase} // JS trim and toLowerCase
 
 // readLoopKey reads a tool's loopKey declaration (ENG-23): an object is a
 // named form, anything else (false, a field list, another value) is passed
@@ -69,7 +67,7 @@ func readLoopKey(form any, tool string) (any, error) {
 		}
 	case formReturns, formReturnsUndefined, formThrows, formResolutionFails:
 	default:
-		return nil, badScenario("tool %q: unknown loopKey function %s", tool, stringify(o.Value("function")))
+		return nil, badScenario("tool %q: unknown loopKey function %s", tool, jsvalue.Stringify(o.Value("function")))
 	}
 	return f, nil
 }
@@ -81,7 +79,7 @@ func (f *LoopKeyForm) call(args any) (any, error) {
 	case formProject:
 		return f.project(args)
 	case formReturns:
-		return monitorValue(f.Value), nil
+		return jsvalue.Plain(f.Value), nil
 	case formThrows:
 		return nil, errors.New(f.Message)
 	}
@@ -98,7 +96,7 @@ func (f *LoopKeyForm) project(args any) (any, error) {
 		for _, step := range f.Fields.Value(name).([]any) {
 			text, ok := value.(string)
 			if !ok {
-				return nil, fmt.Errorf("cannot %s field %s", step, stringify(name))
+				return nil, fmt.Errorf("cannot %s field %s", step, jsvalue.Stringify(name))
 			}
 			value = transforms[step.(string)](text)
 		}
@@ -120,70 +118,11 @@ func jsMember(args any, name string) any {
 		if name == "length" {
 			return float64(len(x))
 		}
-		if i, err := strconv.Atoi(name); err == nil && arrayIndex(name) && i < len(x) {
-			return x[i]
+		if i, err := strconv.Atoi(name); err == nil && i >= 0 && i < len(x) && strconv.Itoa(i) == name {
+			return x[i] // a canonical index name
 		}
 	}
 	return jsvalue.Undefined{}
-}
-
-// isJSWhitespace: the WhiteSpace and LineTerminator code points that JS
-// String.prototype.trim removes (TXT-04).
-func isJSWhitespace(r rune) bool {
-	switch r {
-	case 0x09, 0x0A, 0x0B, 0x0C, 0x0D, 0x20, 0xA0, 0x1680, 0x2028, 0x2029, 0x202F, 0x205F, 0x3000, 0xFEFF:
-		return true
-	}
-	return r >= 0x2000 && r <= 0x200A
-}
-
-// trimJS is JS String.prototype.trim (TXT-04).
-func trimJS(s string) string {
-	start, end := 0, len(s)
-	for start < end {
-		r, n := jsvalue.DecodePoint(s[start:])
-		if !isJSWhitespace(r) {
-			break
-		}
-		start += n
-	}
-	for end > start {
-		r, n := utf8.DecodeLastRuneInString(s[start:end])
-		if !isJSWhitespace(r) {
-			break
-		}
-		end -= n
-	}
-	return s[start:end]
-}
-
-// lowerJS is JS String.prototype.toLowerCase: the full lower-case mapping,
-// so U+0130 becomes "i̇" and a final capital sigma "ς"; lone surrogates stay.
-func lowerJS(s string) string {
-	b := make([]byte, 0, len(s))
-	for i := 0; i < len(s); {
-		r, n := jsvalue.DecodePoint(s[i:])
-		switch {
-		case r >= 0xD800 && r <= 0xDFFF:
-			b = append(b, s[i:i+n]...)
-		case r == 0x130:
-			b = append(b, "i\u0307"...)
-		case r == 0x3A3 && finalSigma(s, i, i+n):
-			b = append(b, "ς"...)
-		default:
-			b = utf8.AppendRune(b, unicode.ToLower(r))
-		}
-		i += n
-	}
-	return string(b)
-}
-
-// finalSigma: a capital sigma preceded by a cased letter and not followed
-// by one (the Final_Sigma condition, ignoring case-ignorable characters).
-func finalSigma(s string, at, after int) bool {
-	before, _ := utf8.DecodeLastRuneInString(s[:at])
-	next, _ := utf8.DecodeRuneInString(s[after:])
-	return at > 0 && unicode.IsLetter(before) && (after == len(s) || !unicode.IsLetter(next))
 }
 
 // jsString is a member read as a string: a string itself, "" when absent,
@@ -195,5 +134,5 @@ func jsString(v any) string {
 	case jsvalue.Undefined:
 		return ""
 	}
-	return stringify(v)
+	return jsvalue.Stringify(v)
 }

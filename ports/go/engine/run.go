@@ -72,7 +72,7 @@ func newRun(s *Scenario, turn *Turn, index int, loaded *Object, opts *options) *
 	if !jsvalue.IsUndefined(turn.DoomLoop) {
 		option = turn.DoomLoop
 	}
-	config, warnings, err := doomloop.ResolveOption(monitorValue(option)) // ENG-24
+	config, warnings, err := doomloop.ResolveOption(jsvalue.Plain(option)) // ENG-24
 	r.config, r.configFailure = config, err
 	for _, w := range warnings {
 		r.configWarnings = append(r.configWarnings, w.Code)
@@ -86,9 +86,7 @@ func newRun(s *Scenario, turn *Turn, index int, loaded *Object, opts *options) *
 	}
 	r.batches = &batches{scenario: s, detection: r.detection, rec: r.rec, interleave: opts.interleave}
 	r.choice = newToolChoice(s.Request.ToolChoice, s.Request.ToolChoiceFrom, r.state.consumedKey)
-	if loaded != nil && loaded.Len() > 0 && s.StateAccessor {
-		r.loadedStatus = loaded.Value("status")
-	}
+	r.loadedStatus = loaded.Value("status") // none without a store, or when it holds no status
 	return r
 }
 
@@ -99,7 +97,7 @@ func (r *run) execute() (*RunTranscript, error) {
 	var failure *runFailure
 	if errors.As(err, &failure) {
 		if r.started {
-			r.rec.emit("SessionEnd", newObject("reason", "error"))
+			r.rec.emit("SessionEnd", jsvalue.NewObject("reason", "error"))
 		}
 		reason := "error"
 		if failure.unbuilt {
@@ -113,8 +111,8 @@ func (r *run) execute() (*RunTranscript, error) {
 	t := &RunTranscript{Index: r.index, DecisionResume: r.turn.decisionResume(), ConfigWarnings: r.configWarnings,
 		Dispatches: r.dispatches, Events: r.rec.events, Executions: r.rec.executions, Warnings: r.rec.warnings,
 		LoopKeyInvocations: r.resolver.invocations, End: r.end, State: r.saved}
-	if r.config != nil && (failure == nil || !failure.unbuilt) {
-		t.Config = wireValue(r.config.JSON())
+	if failure == nil || !failure.unbuilt {
+		t.Config = wireValue(r.config.JSON()) // nil while detection is off
 	}
 	return t, nil
 }
@@ -144,7 +142,7 @@ func (r *run) stopVerdict() any {
 // stopVerdict, then pendingSteer (ENG-114).
 func (r *run) blob() *Object {
 	state := r.detection.monitor.State()
-	blob := newObject()
+	blob := jsvalue.NewObject()
 	for _, name := range jsvalue.SortedKeys(state) {
 		blob.Set(name, state[name])
 	}
@@ -194,22 +192,21 @@ func (r *run) anyExecutable(cs []*call) bool { return slices.ContainsFunc(cs, r.
 // the tool choice "none" (ENG-145).
 func (r *run) dispatch(kind string, items []any) (*response, error) {
 	index := len(r.dispatches)
-	request := newObject("model", r.scenario.Request.Model)
+	request := jsvalue.NewObject("model", r.scenario.Request.Model)
 	if models := r.scenario.Request.Models; models != nil {
 		request.Set("models", stringList(models))
 	}
 	if len(r.scenario.Tools) > 0 {
 		var tools []any
 		for _, t := range r.scenario.Tools {
-			tools = append(tools, newObject("type", "function", "name", t.Name))
+			tools = append(tools, jsvalue.NewObject("type", "function", "name", t.Name))
 		}
 		request.Set("tools", tools)
 	}
-	finalising := kind == finalDispatch || kind == retryDispatch
+	onWire := kind != finalDispatch && kind != retryDispatch // they carry "none" (ENG-145)
 	var choice any = "none"
-	carried := false
-	if !finalising {
-		choice, carried = r.choice.offer(index)
+	if onWire {
+		choice = r.choice.offer(index)
 	}
 	if !jsvalue.IsUndefined(choice) {
 		request.Set("toolChoice", clone(choice))
@@ -220,7 +217,7 @@ func (r *run) dispatch(kind string, items []any) (*response, error) {
 		if pending != nil && escalation != nil && r.detection.monitor.CanEscalate() {
 			r.detection.monitor.ConsumeEscalation() // ENG-77: spent before the dispatch is sent
 			if applyOverrides(request, escalation, pending) {
-				carried = false // ENG-74: the advisor replaced the caller's choice
+				onWire = false // ENG-74: the advisor replaced the caller's choice
 			}
 		}
 	}
@@ -233,7 +230,7 @@ func (r *run) dispatch(kind string, items []any) (*response, error) {
 	r.answered++
 	resp := &response{id: fmt.Sprintf("resp_%d", r.answered), output: r.turn.Model[r.answered-1]}
 	r.dispatches = append(r.dispatches, Dispatch{Index: index, Kind: kind, Request: request, ResponseID: resp.id})
-	r.choice.answered(index, carried, len(calls(resp.output)) > 0) // ENG-145
+	r.choice.answered(index, onWire, len(calls(resp.output)) > 0) // ENG-145
 	return resp, nil
 }
 
@@ -247,16 +244,16 @@ func applyOverrides(request *Object, e *doomloop.Escalation, v *doomloop.Verdict
 	if !e.HasAdvisor {
 		return false
 	}
-	parameters := newObject("forwardTranscript", true, "instructions", advisorInstructions(v.Message))
+	parameters := jsvalue.NewObject("forwardTranscript", true, "instructions", advisorInstructions(v.Message))
 	if members, ok := e.Advisor.(map[string]any); ok {
 		for _, name := range jsvalue.SortedKeys(members) {
 			parameters.Set(name, clone(members[name]))
 		}
 	}
 	tools, _ := request.Value("tools").([]any)
-	request.Set("tools", append(slices.Clone(tools), newObject("type", advisorTool, "parameters", parameters)))
-	request.Set("toolChoice", newObject("type", "allowed_tools", "mode", "required",
-		"tools", []any{newObject("type", advisorTool)}))
+	request.Set("tools", append(slices.Clone(tools), jsvalue.NewObject("type", advisorTool, "parameters", parameters)))
+	request.Set("toolChoice", jsvalue.NewObject("type", "allowed_tools", "mode", "required",
+		"tools", []any{jsvalue.NewObject("type", advisorTool)}))
 	return true
 }
 
@@ -289,18 +286,18 @@ func (r *run) finish(resp *response, reason, status string) {
 	}
 	r.save()
 	if r.started {
-		r.rec.emit("SessionEnd", newObject("reason", reason))
+		r.rec.emit("SessionEnd", jsvalue.NewObject("reason", reason))
 	}
 	text := responseText(resp.output)
 	r.end = RunEnd{Status: r.savedStatus(), Reason: reason, FinalResponseID: resp.id, FinalText: &text,
-		StopVerdict: clone(r.stopVerdict()), ErrorDispatch: -1}
+		StopVerdict: clone(r.stopVerdict())}
 }
 
 // complete is a normal end: the final response is validated first (ENG-142).
 func (r *run) complete(resp *response, reason string) error {
 	if len(resp.output) == 0 {
 		if r.steps == 0 {
-			return failRun(errInvalidFinalResponse, "the final response "+resp.id+" has no output item")
+			return &runFailure{kind: errInvalidFinalResponse, message: "the final response " + resp.id + " has no output item"}
 		}
 		retried, err := r.dispatch(retryDispatch, r.input)
 		if err != nil {
@@ -317,19 +314,14 @@ func (r *run) complete(resp *response, reason string) error {
 // ENG-106, ENG-150).
 func (r *run) seal(resp *response, outputs []any) {
 	message, hasMessage := asObject(r.stopVerdict()).Value("message").(string)
-	halt := stringify(newObject("error", haltText(message, hasMessage)))
-	var seals []any
+	halt := jsvalue.Stringify(jsvalue.NewObject("error", haltText(message, hasMessage)))
 	for _, c := range unanswered(calls(resp.output), outputs) {
-		seals = append(seals, functionCallOutput(c.id, halt))
-	}
-	if len(seals) > 0 {
-		r.state.messages = append(r.state.messages, seals...)
-		r.save()
+		r.state.messages = append(r.state.messages, functionCallOutput(c.id, halt))
 	}
 }
 
 // halt leaves through a stop gate (ENG-85, ENG-86, ENG-166); outputs are
-// the round's output items.
+// the round's output items. The seals are saved with the end.
 func (r *run) halt(resp *response, outputs []any) {
 	r.seal(resp, outputs)
 	r.finish(resp, "doom_loop", complete)
@@ -362,9 +354,9 @@ func (r *run) restore() error {
 		return nil // ENG-28: with detection off the blob rides along untouched
 	}
 	if blob == nil { // ENG-144: JS reads a member of null
-		return failRun(errTypeError, "the persisted doomLoop member is null")
+		return &runFailure{kind: errTypeError, message: "the persisted doomLoop member is null"}
 	}
-	r.detection.monitor.Restore(monitorValue(blob)) // a blob that is not an object is ignored, with a log
+	r.detection.monitor.Restore(jsvalue.Plain(blob)) // a blob that is not an object is ignored, with a log
 	if o := asObject(blob); o != nil {
 		r.actions.steer.requeue(o.Value("pendingSteer"))
 		if verdict := o.Value("stopVerdict"); r.turn.decisionResume() && jsvalue.Truthy(verdict) {
@@ -377,11 +369,10 @@ func (r *run) restore() error {
 // initialise is ENG-160.
 func (r *run) initialise() error {
 	if r.configFailure != nil { // the option itself throws (a TypeError in JS): no run is built
-		return &runFailure{kind: errTypeError, message: r.configFailure.Error(), dispatch: -1, unbuilt: true}
+		return &runFailure{kind: errTypeError, message: r.configFailure.Error(), unbuilt: true}
 	}
 	if r.turn.decisionResume() && !r.scenario.StateAccessor { // ENG-143
-		return &runFailure{kind: errDecisionsNeedState, message: "a decision resume needs a state accessor",
-			dispatch: -1, unbuilt: true}
+		return &runFailure{kind: errDecisionsNeedState, message: "a decision resume needs a state accessor", unbuilt: true}
 	}
 	if err := r.restore(); err != nil {
 		return err
@@ -396,7 +387,7 @@ func (r *run) initialise() error {
 		r.state.status = inProgress
 		r.save() // ENG-119, ENG-146: without a stale stopVerdict, without the new input
 	}
-	r.rec.emit("SessionStart", newObject())
+	r.rec.emit("SessionStart", jsvalue.NewObject())
 	r.started = true
 	r.input = append(clone(orEmpty(r.state.messages)).([]any), clone(orEmpty(r.fresh)).([]any)...)
 	resp, err := r.dispatch(initialDispatch, r.input)
@@ -417,8 +408,8 @@ func (r *run) firstResponse(resp *response) error {
 		}
 		return r.complete(resp, reason)
 	}
-	if paused, err := r.approvalPause(resp, cs); paused || err != nil {
-		return err
+	if r.needsApproval(cs) { // before any stop gate (EQ-01)
+		return r.approvalPause(resp, cs)
 	}
 	if !r.anyExecutable(cs) {
 		r.clientToolsPause(resp, cs) // ENG-148
@@ -427,35 +418,34 @@ func (r *run) firstResponse(resp *response) error {
 	return r.mainLoop(resp)
 }
 
-// mainLoop is ENG-162.
+// mainLoop is ENG-162. On the first response the approval and client-tools
+// checks repeat the ones ENG-161 made, with the same outcome.
 func (r *run) mainLoop(resp *response) error {
-	for first := true; ; first = false {
+	for {
 		cs := calls(resp.output)
 		if r.stopArmed() { // gate A
 			r.halt(resp, nil)
 			return nil
 		}
-		if steps := r.scenario.Request.StopWhenSteps; steps != nil && r.steps >= *steps { // ENG-132
+		if steps := r.scenario.Request.StopWhenSteps; steps != nil && float64(r.steps) >= *steps { // ENG-132
 			return r.stopWhen(resp)
 		}
 		if len(cs) == 0 {
 			return r.complete(resp, complete)
 		}
-		if !first {
-			if paused, err := r.approvalPause(resp, cs); paused || err != nil {
-				return err
-			}
-			if !r.anyExecutable(cs) {
-				r.clientToolsPause(resp, cs)
-				return nil
-			}
+		if r.needsApproval(cs) {
+			return r.approvalPause(resp, cs)
+		}
+		if !r.anyExecutable(cs) {
+			r.clientToolsPause(resp, cs)
+			return nil
 		}
 		outputs, ended, err := r.roundThenGate(resp, cs, true) // gate B
 		if ended || err != nil {
 			return err
 		}
 		if text, ok := r.flush(); ok { // ENG-65..ENG-67
-			message := newObject("role", "user", "content", text)
+			message := jsvalue.NewObject("role", "user", "content", text)
 			r.state.messages = append(r.state.messages, message)
 			r.save()
 			r.input = append(r.input, clone(message))
@@ -517,7 +507,7 @@ func (r *run) clientToolsPause(resp *response, cs []*call) {
 
 // stopWhen is the Stop hook, then the last round and the final dispatch (ENG-147).
 func (r *run) stopWhen(resp *response) error {
-	r.rec.emit("Stop", newObject("reason", "max_turns"))
+	r.rec.emit("Stop", jsvalue.NewObject("reason", "max_turns"))
 	r.reason = "max_turns"
 	cs := calls(resp.output)
 	allow := r.scenario.Request.AllowFinalResponse
@@ -531,10 +521,10 @@ func (r *run) stopWhen(resp *response) error {
 	r.input = append(append(r.input, resp.items()...), clone(outputs).([]any)...)
 	final := clone(r.input).([]any)
 	for _, c := range unanswered(cs, outputs) { // sent, never persisted
-		final = append(final, newObject("type", "function_call_output", "callId", c.id, "output", skippedOutput))
+		final = append(final, jsvalue.NewObject("type", "function_call_output", "callId", c.id, "output", skippedOutput))
 	}
 	if text := directive(allow); text != "" {
-		final = append(final, newObject("role", "user", "content", text))
+		final = append(final, jsvalue.NewObject("role", "user", "content", text))
 	}
 	answer, err := r.dispatch(finalDispatch, final)
 	if err != nil {
@@ -545,33 +535,30 @@ func (r *run) stopWhen(resp *response) error {
 	return r.complete(answer, r.reason)
 }
 
+// needsApproval: some call of the response belongs to an approval tool (ENG-164).
+func (r *run) needsApproval(cs []*call) bool {
+	return slices.ContainsFunc(cs, func(c *call) bool { return r.kind(c) == Approval })
+}
+
 // approvalPause is round (b) and the approval pause (ENG-164, ENG-143).
-func (r *run) approvalPause(resp *response, cs []*call) (bool, error) {
+func (r *run) approvalPause(resp *response, cs []*call) error {
+	if !r.scenario.StateAccessor {
+		return &runFailure{kind: errApprovalNeedsState, message: "tool calls need approval but there is no state accessor"}
+	}
 	var gated, auto []*call
-	approval := false
 	for _, c := range cs {
 		switch r.kind(c) {
+		case HITL: // ENG-151 (b): the SDK runs such a call, then loses it
+			return outsideDomain("run %d: an approval pause beside a call of a hitl tool", r.index)
 		case Approval:
-			approval = true
-			gated = append(gated, c)
-		case HITL:
 			gated = append(gated, c)
 		case Executable:
 			auto = append(auto, c)
 		}
 	}
-	if !approval {
-		return false, nil
-	}
-	if !r.scenario.StateAccessor {
-		return false, failRun(errApprovalNeedsState, "tool calls need approval but there is no state accessor")
-	}
-	if slices.ContainsFunc(gated, func(c *call) bool { return r.kind(c) == HITL }) {
-		return false, outsideDomain("run %d: an approval pause beside a call of a hitl tool", r.index)
-	}
 	outcomes, err := r.batches.run(auto, approvalPause)
 	if err != nil {
-		return false, err
+		return err
 	}
 	if len(outcomes) > 0 { // ENG-155: a new batch's results replace the stored ones
 		r.state.unsent = nil
@@ -584,7 +571,7 @@ func (r *run) approvalPause(resp *response, cs []*call) (bool, error) {
 		r.state.pending = append(r.state.pending, clone(c.item))
 	}
 	r.finish(resp, r.reason, awaitingApproval)
-	return true, nil
+	return nil
 }
 
 // decisionResume is ENG-163, ENG-22.
@@ -595,11 +582,12 @@ func (r *run) decisionResume() error {
 			pending[id] = asObject(item)
 		}
 	}
-	decisions := append(slices.Clone(r.turn.Approve), r.turn.Reject...)
-	for _, id := range decisions {
-		if pending[id] != nil && count(decisions, id) > 1 { // ENG-151 (a)
+	named := map[string]bool{}
+	for _, id := range append(slices.Clone(r.turn.Approve), r.turn.Reject...) {
+		if named[id] && pending[id] != nil { // ENG-151 (a): the SDK would run or answer it twice
 			return outsideDomain("run %d: pending call %q decided twice", r.index, id)
 		}
+		named[id] = true
 	}
 	decided := map[string]bool{}
 	var approved []*call
@@ -621,21 +609,21 @@ func (r *run) decisionResume() error {
 			decided[id] = true
 			name, _ := pending[id].Get("name")
 			r.state.unsent = append(r.state.unsent,
-				newObject("callId", id, "name", name, "output", nil, "error", rejectedByUser))
+				jsvalue.NewObject("callId", id, "name", name, "output", nil, "error", rejectedByUser))
 		}
 	}
 	r.state.pending = slices.DeleteFunc(r.state.pending, func(item any) bool { return decided[callIDOf(item)] })
 	if len(r.state.pending) > 0 { // ENG-163 step 5, ENG-149
 		r.state.status = awaitingApproval
 		r.save()
-		r.end = RunEnd{Status: r.savedStatus(), Reason: complete, StopVerdict: clone(r.stopVerdict()), ErrorDispatch: -1}
+		r.end = RunEnd{Status: r.savedStatus(), Reason: complete, StopVerdict: clone(r.stopVerdict())}
 		return nil
 	}
 	r.state.status = inProgress
 	if r.stopArmed() { // gate D
 		r.choice.forget() // ENG-145
 		r.save()
-		r.end = RunEnd{Status: r.savedStatus(), Reason: "doom_loop", StopVerdict: clone(r.stopVerdict()), ErrorDispatch: -1}
+		r.end = RunEnd{Status: r.savedStatus(), Reason: "doom_loop", StopVerdict: clone(r.stopVerdict())}
 		return nil
 	}
 	for _, result := range r.state.unsent { // ENG-155: folded in before the resume dispatch
@@ -651,22 +639,12 @@ func (r *run) decisionResume() error {
 	return r.firstResponse(resp)
 }
 
-func count(list []string, value string) int {
-	n := 0
-	for _, item := range list {
-		if item == value {
-			n++
-		}
-	}
-	return n
-}
-
 // unsentOutputItem is an unsent result as the model receives it on the
 // resume dispatch (ENG-80).
 func unsentOutputItem(result *Object) *Object {
 	value := result.Value("output")
-	if failure, ok := result.Get("error"); ok && failure != nil {
-		value = newObject("error", failure)
+	if failure, _ := result.Get("error"); failure != nil {
+		value = jsvalue.NewObject("error", failure)
 	}
-	return functionCallOutput(jsString(result.Value("callId")), stringify(value))
+	return functionCallOutput(jsString(result.Value("callId")), jsvalue.Stringify(value))
 }

@@ -55,10 +55,12 @@ type Request struct {
 	Model  string
 	Models []string // nil: not given
 	// ToolChoice is jsvalue.Undefined when not given (ENG-145).
-	ToolChoice     any
-	ToolChoiceFrom int
+	ToolChoice any
+	// ToolChoiceFrom and StopWhenSteps are counts: JSON integers, held as
+	// JS holds them (a double with no fraction, however large).
+	ToolChoiceFrom float64
 	// StopWhenSteps is nil without stopWhen (ENG-132).
-	StopWhenSteps *int
+	StopWhenSteps *float64
 	// AllowFinalResponse as given; only false turns it off (ENG-23, ENG-147).
 	AllowFinalResponse any
 }
@@ -95,7 +97,7 @@ func (s *Scenario) tool(name string) *Tool { return s.byName[name] }
 // ParseScenario reads a scenario from its JSON text. Anything not well
 // formed (ENG-23) is an error wrapping ErrBadScenario that names the part.
 func ParseScenario(data []byte) (*Scenario, error) {
-	parsed, err := parseJSON(data)
+	parsed, err := jsvalue.ParseOrdered(data)
 	if err != nil {
 		return nil, badScenario("%v", err)
 	}
@@ -135,12 +137,7 @@ func (f *fields) fail(format string, args ...any) {
 	}
 }
 
-func (f *fields) get(name string) (any, bool) {
-	if f.obj == nil {
-		return nil, false
-	}
-	return f.obj.Get(name)
-}
+func (f *fields) get(name string) (any, bool) { return f.obj.Get(name) }
 
 // str reads a string member; def when absent (required when def is nil).
 func (f *fields) str(name string, def *string) string {
@@ -157,8 +154,7 @@ func (f *fields) str(name string, def *string) string {
 
 // optionalStr reads a member that is a string or null/absent (nil).
 func (f *fields) optionalStr(name string) *string {
-	v, ok := f.get(name)
-	if !ok || v == nil {
+	if v, _ := f.get(name); v == nil {
 		return nil
 	}
 	s := f.str(name, nil)
@@ -190,19 +186,19 @@ func (f *fields) strings(name string) []string {
 	return out
 }
 
-// count reads a member that is an integer (true and false are not counts,
-// ENG-23); null counts as absent when nullable.
-func (f *fields) count(name string, nullable bool) (int, bool) {
+// count reads a member that is an integer, as JS Number.isInteger reads it
+// (true and false are not counts, ENG-23); null counts as absent when
+// nullable.
+func (f *fields) count(name string, nullable bool) (float64, bool) {
 	v, ok := f.get(name)
 	if !ok || (v == nil && nullable) {
 		return 0, false
 	}
 	n, isNumber := v.(float64)
-	if !isNumber || n != math.Trunc(n) || math.Abs(n) > 1<<53 {
+	if !isNumber || n != math.Trunc(n) || math.IsInf(n, 0) {
 		f.fail("%s: dispatch and step counts must be integers", name)
-		return 0, false
 	}
-	return int(n), true
+	return n, true
 }
 
 // member returns a member's value, or jsvalue.Undefined when absent.
@@ -262,7 +258,7 @@ func readScenario(v any) (*Scenario, error) {
 		return nil, err
 	}
 	s.Request = request
-	if initial, ok := f.get("initialState"); ok && initial != nil {
+	if initial, _ := f.get("initialState"); initial != nil {
 		if s.InitialState = asObject(initial); s.InitialState == nil {
 			return nil, badScenario("initialState: expected an object, got %s", typeName(initial))
 		}
@@ -286,11 +282,11 @@ func readTool(v any, where string) (*Tool, error) {
 		return nil, f.err
 	}
 	t := &Tool{Name: f.str("name", nil), Kind: Executable, LoopKey: jsvalue.Undefined{},
-		Result: newObject("ok", true), Fails: f.optionalStr("fails")}
+		Result: jsvalue.NewObject("ok", true), Fails: f.optionalStr("fails")}
 	if kind, ok := f.get("kind"); ok {
 		name, _ := kind.(string)
 		if !slices.Contains(toolKinds, ToolKind(name)) {
-			f.fail("kind: unknown tool kind %s", stringify(kind))
+			f.fail("kind: unknown tool kind %s", jsvalue.Stringify(kind))
 		}
 		t.Kind = ToolKind(name)
 	}
@@ -313,7 +309,7 @@ func readHandler(v any, where string) (Handler, error) {
 		return Handler{}, f.err
 	}
 	h := Handler{Tool: f.optionalStr("tool"), Fails: f.optionalStr("fails"), Returns: clone(f.member("returns")),
-		When: newObject()}
+		When: jsvalue.NewObject()}
 	if when, ok := f.get("when"); ok {
 		if h.When = asObject(when); h.When == nil {
 			f.fail("when: expected an object, got %s", typeName(when))
@@ -324,7 +320,7 @@ func readHandler(v any, where string) (Handler, error) {
 
 func readRequest(v any) (Request, error) {
 	if jsvalue.IsUndefined(v) {
-		v = newObject()
+		v = jsvalue.NewObject()
 	}
 	f := object(v, "request", "model", "models", "toolChoice", "toolChoiceFromDispatch", "stopWhenSteps",
 		"allowFinalResponse")
@@ -337,7 +333,7 @@ func readRequest(v any) (Request, error) {
 	if jsvalue.IsUndefined(r.AllowFinalResponse) {
 		r.AllowFinalResponse = true
 	}
-	if models, ok := f.get("models"); ok && models != nil {
+	if models, _ := f.get("models"); models != nil {
 		r.Models = f.strings("models")
 		if r.Models == nil {
 			r.Models = []string{}
@@ -358,7 +354,7 @@ func readTurn(v any, where string) (Turn, error) {
 	t := Turn{DoomLoop: clone(f.member("doomLoop")), Approve: f.strings("approve"), Reject: f.strings("reject")}
 	switch input := f.member("input").(type) {
 	case string:
-		t.Input = []any{newObject("role", "user", "content", input)}
+		t.Input = []any{jsvalue.NewObject("role", "user", "content", input)}
 	case nil, jsvalue.Undefined:
 	default:
 		t.Input = []any{}

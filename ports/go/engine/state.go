@@ -39,7 +39,7 @@ type conversation struct {
 // loadConversation reads a loaded state (nil: none). Entries of the lists
 // that are not objects are dropped.
 func loadConversation(state *Object) *conversation {
-	c := &conversation{status: inProgress, doomLoop: jsvalue.Undefined{}, other: newObject()}
+	c := &conversation{status: inProgress, doomLoop: jsvalue.Undefined{}, other: jsvalue.NewObject()}
 	if state == nil {
 		return c
 	}

@@ -13,14 +13,14 @@ import (
 // choice is offered. The state keeps the consumption as
 // consumedForcedToolChoiceKey: the RFC 8785 canonical JSON of the choice.
 type toolChoice struct {
-	choice any // jsvalue.Undefined: the caller gives none
-	from   int // the first dispatch the caller's choice applies to
+	choice any     // jsvalue.Undefined: the caller gives none
+	from   float64 // the first dispatch the caller's choice applies to
 	forced bool
 	key    *string // the consumption key of a forced choice that can be written
 	stored *string // the key the state holds, as loaded or last set
 }
 
-func newToolChoice(choice any, from int, stored *string) *toolChoice {
+func newToolChoice(choice any, from float64, stored *string) *toolChoice {
 	t := &toolChoice{choice: choice, from: from, stored: stored}
 	switch c := choice.(type) {
 	case string:
@@ -31,7 +31,7 @@ func newToolChoice(choice any, from int, stored *string) *toolChoice {
 		t.forced = true
 	}
 	if t.forced {
-		if key, err := doomloop.Canonicalize(monitorValue(choice)); err == nil {
+		if key, err := doomloop.Canonicalize(jsvalue.Plain(choice)); err == nil {
 			t.key = &key
 		}
 	}
@@ -44,18 +44,17 @@ func (t *toolChoice) consumed() bool {
 	return t.key != nil && t.stored != nil && *t.stored == *t.key
 }
 
-// offer is the caller's choice for a dispatch (jsvalue.Undefined: none), and
-// whether it is the forced choice itself.
-func (t *toolChoice) offer(dispatch int) (any, bool) {
+// offer is the caller's choice for a dispatch (jsvalue.Undefined: none).
+func (t *toolChoice) offer(dispatch int) any {
 	switch {
 	case !t.forced:
-		return t.choice, false
-	case dispatch < t.from:
-		return jsvalue.Undefined{}, false
+		return t.choice
+	case float64(dispatch) < t.from:
+		return jsvalue.Undefined{}
 	case t.consumed():
-		return relaxed(t.choice), false
+		return relaxed(t.choice)
 	}
-	return t.choice, true
+	return t.choice
 }
 
 // relaxed is a consumed forced choice: "auto", or the allowed_tools in mode "auto".
@@ -68,14 +67,16 @@ func relaxed(choice any) any {
 	return "auto"
 }
 
-// answered keeps the books when the response to a dispatch arrives:
-// carried tells whether the dispatch carried the forced choice itself (not
-// relaxed, not replaced by an override). A dispatch the caller gave no
-// forced choice clears a stored key.
-func (t *toolChoice) answered(dispatch int, carried, hasCall bool) {
-	if !t.forced || dispatch < t.from {
+// answered keeps the books when the response to a dispatch arrives
+// (ENG-145): a dispatch the caller gave no forced choice clears a stored
+// key; one whose choice reached the wire unchanged (not "none" on a final or
+// retry dispatch, not replaced by the advisor) consumes a forced choice when
+// the response holds a function call. (A consumed choice, relaxed on the
+// wire, only consumes itself again.)
+func (t *toolChoice) answered(dispatch int, onWire, hasCall bool) {
+	if !t.forced || float64(dispatch) < t.from {
 		t.stored = nil
-	} else if carried && hasCall {
+	} else if onWire && hasCall {
 		t.stored = t.key
 	}
 }

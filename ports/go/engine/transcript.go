@@ -41,8 +41,8 @@ type RunEnd struct {
 	FinalResponseID string // "" without a final response
 	FinalText       *string
 	StopVerdict     any // what the stop verdict accessor gives; nil when none
-	// Error is the failure's kind, and Dispatch the failed dispatch for
-	// script-exhausted (-1 otherwise); Error is "" for a run that did not fail.
+	// Error is the failure's kind, "" for a run that did not fail (ENG-141);
+	// ErrorDispatch is the failed dispatch of a script-exhausted failure.
 	Error         string
 	ErrorDispatch int
 	ErrorMessage  string
@@ -89,7 +89,7 @@ func (r *RunTranscript) json() map[string]any {
 	}
 	if r.End.Error != "" {
 		failure := map[string]any{"kind": r.End.Error, "message": r.End.ErrorMessage}
-		if r.End.ErrorDispatch >= 0 {
+		if r.End.Error == errScriptExhausted {
 			failure["dispatch"] = float64(r.End.ErrorDispatch)
 		}
 		end["error"] = failure

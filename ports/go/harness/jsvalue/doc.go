@@ -17,5 +17,11 @@
 // DecodeTagged / EncodeTagged translate the tagged {"$js": …} encoding of
 // the vector files and the conformance protocol. Strings are measured, cut,
 // compared and escaped as UTF-16 code units (ToUnits, CompareUnits, …);
-// FormatNumber is ECMAScript's Number::toString.
+// FormatNumber is ECMAScript's Number::toString, Trim and ToLowerCase are
+// String.prototype's, Truthy is ToBoolean.
+//
+// For a port's engine, which must keep the order of an object's members
+// (spec ENG-105), ParseOrdered reads JSON text as JSON.parse does into
+// *Object (members in JS property order), Stringify writes it as
+// JSON.stringify does, and Plain converts it to the map model above.
 package jsvalue
