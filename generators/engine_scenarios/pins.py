@@ -1,15 +1,20 @@
-"""Engine scenarios that pin what the mutation job found unpinned (spec §15).
+"""Engine scenarios that pin what the mutation jobs found unpinned (spec §15).
 
-The engine's mutation job (``tests/mutation/run.py --package engine``) judges
-each mutant of ``engine/`` by the engine vectors alone; a mutant no vector
-kills is a behaviour no vector pins. Each entry here pins one such behaviour
-with one fact, its expected value worked out by hand from the statement it
-cites (the brief's section is ``rule``), in the format of :mod:`.brief`.
+The engine mutation jobs (the reference's, ``tests/mutation/run.py --package
+engine``, and the Go port's, ``go run . -package engine`` in
+``tests/mutation/gomutate``) judge each mutant by the engine vectors alone; a
+mutant no vector kills is a behaviour no vector pins. Each entry here pins
+one such behaviour with one fact, its expected value worked out by hand from
+the statement it cites (the brief's section is ``rule``), in the format of
+:mod:`.brief`. P-01..P-27 come from the reference's job, P-28 on from the Go
+port's (issue 26).
 """
 
 from __future__ import annotations
 
 import json
+
+from doomloop_kit.reference import fingerprint_tool_call
 
 from .brief import DONE, ESCALATE_AT_2, FRONTIER, SAME, STUCK_20, WEB_SEARCH, server_turns
 from .build import Json, JsonObject, call, fresh, repeated_calls, scenario, text, turn
@@ -124,6 +129,254 @@ def _message(part_type: str) -> JsonObject:
 def _server_item(kind: str) -> JsonObject:
     """A server-tool item of type ``kind`` carrying the stuck text as message-like content."""
     return {"type": kind, "id": "si_1", "content": [{"type": "output_text", "text": STUCK_20}]}
+
+
+def _search(i: int, action: Json) -> JsonObject:
+    """A ``web_search_call`` server item (ENG-56)."""
+    return {"type": "web_search_call", "id": f"ws_{i}", "status": "completed", "action": action}
+
+
+def _nested(depth: int) -> Json:
+    """A value ``depth`` arrays deep: past the canonical form's depth limit, no fingerprint."""
+    value: Json = "x"
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
+def _ghost_round(i: int) -> JsonObject:
+    """An unknown call sharing its id with the first of two ``read`` calls (so it is answered,
+    ENG-150, and the run goes on), then the two calls: one fan-out of two."""
+    return turn(
+        call("ghost", {}, f"c{i}a"),
+        call("read", {"p": 1}, f"c{i}a"),
+        call("read", {"p": 2}, f"c{i}b"),
+    )
+
+
+def _array_key_rounds(first: list[Json], second: list[Json]) -> list[JsonObject]:
+    """Two rounds of one ``read`` call whose arguments are arrays (ENG-154)."""
+    return [
+        turn(call("read", json.dumps(first), "c1")),
+        turn(call("read", json.dumps(second), "c2")),
+    ]
+
+
+ARRAY_FIELDS: JsonObject = {
+    "function": "project",
+    "fields": {"0": [], "01": [], "2": [], "-1": [], "length": []},
+}
+"""A ``project`` loop key on array arguments, as a JS function reads them: ``args[name]`` finds
+the canonical index names and ``length``; ``01``, ``-1`` and an index past the end are
+undefined, so they leave the projected object (ENG-154, §15.1.4)."""
+
+GO_PINS: list[JsonObject] = [
+    {
+        **scenario(
+            "P-28",
+            "An approval pause whose auto-run batch is empty keeps the unsent results "
+            "stored before",
+            ["ENG-155"],
+            [{"kind": "state", "run": 1, "at": "/unsentToolResults/0/callId", "equals": "c1"}],
+            tools=[{"name": "read"}, {"name": "risky", "kind": "approval"}],
+            doomLoop=True,
+            runs=[
+                fresh([turn(call("read", {}, "c1"), call("risky", {}, "c2"))]),
+                fresh([turn(call("risky", {"again": True}, "c3"))], user="again"),
+            ],
+        ),
+        "rule": "7.7",
+    },
+    {
+        **scenario(
+            "P-29",
+            "An unknown call before the calls of a round leaves them declared: the round's "
+            "two read calls repeat as a fan-out of two",
+            ["ENG-35", "ENG-36"],
+            [{"kind": "detection", "everyMessageContains": "the same set of 2 parallel calls"}],
+            tools=[{"name": "read"}],
+            doomLoop=True,
+            runs=[fresh([_ghost_round(1), _ghost_round(2), DONE])],
+        ),
+        "rule": "2.2.2",
+    },
+    {
+        **scenario(
+            "P-30",
+            "A server item after a message item is recorded: its repetition is detected",
+            ["ENG-56"],
+            [{"kind": "detection", "detector": "server-tool-fingerprint", "count": 1}],
+            tools=[{"name": "note"}],
+            doomLoop=True,
+            runs=[
+                fresh(
+                    [
+                        turn(text("first"), _search(1, SAME), call("note", {"n": 1}, "c1")),
+                        turn(text("second"), _search(2, SAME), call("note", {"n": 2}, "c2")),
+                        DONE,
+                    ]
+                )
+            ],
+        ),
+        "rule": "2.5.1",
+    },
+    {
+        **scenario(
+            "P-31",
+            "The final text is the first message's text, after a server item",
+            ["ENG-157"],
+            [{"kind": "end", "at": "/finalText", "equals": "done"}],
+            doomLoop=True,
+            runs=[fresh([turn(_search(1, SAME), text("done"))])],
+        ),
+        "rule": "4.2",
+    },
+    {
+        **scenario(
+            "P-32",
+            "The final text is the first message that has output text: a message without "
+            "any is passed over",
+            ["ENG-157"],
+            [{"kind": "end", "at": "/finalText", "equals": "done"}],
+            doomLoop=True,
+            runs=[
+                fresh([turn({"type": "message", "role": "assistant", "content": []}, text("done"))])
+            ],
+        ),
+        "rule": "4.2",
+    },
+    {
+        **scenario(
+            "P-33",
+            "A project loop key on array arguments reads index names and length as JS "
+            "does: [a, b] twice is one identity, {0: a, length: 2}",
+            ["ENG-154", "ENG-39"],
+            [
+                {
+                    "kind": "detection",
+                    "index": 0,
+                    "has": {
+                        "action": "observe",
+                        "fingerprint": fingerprint_tool_call("read", {"0": "a", "length": 2}),
+                    },
+                }
+            ],
+            tools=[{"name": "read", "loopKey": ARRAY_FIELDS}],
+            doomLoop=True,
+            runs=[fresh([*_array_key_rounds(["a", "b"], ["a", "b"]), DONE])],
+        ),
+        "rule": "10.10",
+    },
+    {
+        **scenario(
+            "P-34",
+            "A project loop key on array arguments tells [a, b] from [c, b] by index 0: "
+            "they do not repeat",
+            ["ENG-154", "ENG-39"],
+            [{"kind": "detection", "count": 0}],
+            tools=[{"name": "read", "loopKey": ARRAY_FIELDS}],
+            doomLoop=True,
+            runs=[fresh([*_array_key_rounds(["a", "b"], ["c", "b"]), DONE])],
+        ),
+        "rule": "10.10",
+    },
+    {
+        **scenario(
+            "P-35",
+            "A project loop key on array arguments tells [a] from [a, b] by length: they "
+            "do not repeat",
+            ["ENG-154", "ENG-39"],
+            [{"kind": "detection", "count": 0}],
+            tools=[{"name": "read", "loopKey": ARRAY_FIELDS}],
+            doomLoop=True,
+            runs=[fresh([*_array_key_rounds(["a"], ["a", "b"]), DONE])],
+        ),
+        "rule": "10.10",
+    },
+    {
+        **scenario(
+            "P-36",
+            "An empty field list falls back with its warning whatever the arguments, a "
+            "number included",
+            ["ENG-154", "ENG-168"],
+            [
+                {
+                    "kind": "warning",
+                    "contains": ['[DoomLoop] tool "read": loopKey is an empty field list'],
+                }
+            ],
+            tools=[{"name": "read", "loopKey": []}],
+            doomLoop=True,
+            runs=[fresh([turn(call("read", "5", "c1")), DONE])],
+        ),
+        "rule": "10.10",
+    },
+    {
+        **scenario(
+            "P-37",
+            "The caller's model is the model of every dispatch",
+            ["ENG-156"],
+            [{"kind": "dispatches", "models": ["house-model", "house-model"]}],
+            tools=[{"name": "read"}],
+            doomLoop=True,
+            request={"model": "house-model"},
+            runs=[fresh([turn(call("read", {}, "c1")), DONE])],
+        ),
+        "rule": "1.1",
+    },
+    {
+        **scenario(
+            "P-38",
+            "Without declared tools a response with calls ends the run: no pause for client tools",
+            ["ENG-161"],
+            [{"kind": "end", "at": "/status", "equals": "complete"}],
+            doomLoop=True,
+            runs=[fresh([turn(call("read", {}, "c1"))])],
+        ),
+        "rule": "7.2",
+    },
+    {
+        **scenario(
+            "P-39",
+            "A tool choice that is an array is forced (JS typeof is object): answered by a "
+            "call, it is relaxed to auto",
+            ["ENG-145"],
+            [{"kind": "request", "dispatch": 1, "at": "/toolChoice", "equals": "auto"}],
+            tools=[{"name": "read"}],
+            doomLoop=True,
+            request={"toolChoice": ["read"]},
+            runs=[fresh([turn(call("read", {}, "c1")), DONE])],
+        ),
+        "rule": "10.6",
+    },
+    _skipped_handler_first(
+        "P-40",
+        "A handler that fails is ignored: the next handler's override still applies",
+        {"fails": "handler broke"},
+    ),
+    {
+        **scenario(
+            "P-41",
+            "A server item whose identity has no fingerprint (nested past the canonical "
+            "form's limit) is not recorded: its repetition is never detected",
+            ["ENG-50", "ENG-58"],
+            [{"kind": "detection", "detector": "server-tool-fingerprint", "count": 0}],
+            tools=[{"name": "note"}],
+            doomLoop=True,
+            runs=[
+                fresh(
+                    [
+                        turn(_search(1, _nested(70)), call("note", {"n": 1}, "c1")),
+                        turn(_search(2, _nested(70)), call("note", {"n": 2}, "c2")),
+                        DONE,
+                    ]
+                )
+            ],
+        ),
+        "rule": "2.3.5",
+    },
+]
+"""The pins the Go port's engine mutation job asked for (issue 26)."""
 
 
 PINS: list[JsonObject] = [
@@ -405,4 +658,5 @@ PINS: list[JsonObject] = [
         ),
         "rule": "7.5",
     },
+    *GO_PINS,
 ]

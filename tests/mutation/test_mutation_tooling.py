@@ -339,6 +339,20 @@ def test_port_report_names_the_survivors_a_rejudge_killed() -> None:
     assert "m.go:9" not in killed_later
 
 
+def test_the_go_engine_report_names_its_judge_and_its_files() -> None:
+    """gomutate -package engine: mutants of ports/go/engine judged by the engine vectors."""
+    line = {"file": "engine/run.go", "line": 7, "col": 3, "operator": "REPLACE_TRUE_FALSE"}
+    line |= {"original": "true", "mutated": "false", "code": "return true", "status": "killed"}
+    results = _go_results(line) | {"package": "engine", "run": "^TestVectors$//engine-"}
+    mutants, meta = ports_report._go(results)
+    assert mutants[0].file == "ports/go/engine/run.go"
+    text = ports_report.render("Go port's engine", mutants, meta, [])
+    assert text.startswith("# Mutation testing of the Go port's engine against")
+    assert "its engine vectors alone (-run '^TestVectors$//engine-'" in text
+    monitor = ports_report.render("Go port", *ports_report._go(_go_results(line)), [])
+    assert "(vectors_test.go), alone," in monitor
+
+
 def test_a_timeout_counts_only_once_it_repeats_alone(monkeypatch: pytest.MonkeyPatch) -> None:
     mutants = run.enumerate_mutants(["ladder"], run.REFERENCE)[0][:3]
     first = [

@@ -77,41 +77,42 @@ type batches struct {
 	interleave func(callID string)
 }
 
-// run opens a round (while detection is on) and runs its calls: those of a
-// normal round or an approval-pause batch concurrently, the approved calls
-// of a decision resume one after another (ENG-31, ENG-52, ENG-138). The
-// outcomes are in the calls' order.
-func (b *batches) run(calls []*call, kind batchKind) ([]outcome, error) {
-	round := 0
-	if b.detection != nil {
-		b.detection.openRound(calls)
-		round = b.detection.round
+// open opens a round (while detection is on) and declares its calls
+// (ENG-31..ENG-35); it returns the round number the executions carry.
+func (b *batches) open(calls []*call) int {
+	if b.detection == nil {
+		return 0
 	}
-	outcomes := make([]outcome, len(calls))
-	if kind == approvedBatch {
-		for i, c := range calls {
-			o, tool, proceed := b.checkpoint(c, kind)
-			if proceed {
-				var err error
-				if o, err = b.execute(c, tool, kind, round, nil); err != nil {
-					return nil, err
-				}
-			}
-			outcomes[i] = o
-		}
-		return outcomes, nil
-	}
-	return outcomes, b.concurrently(calls, kind, round, outcomes)
+	b.detection.openRound(calls)
+	return b.detection.round
 }
 
-// concurrently runs each call on its own goroutine (ENG-138). The
-// checkpoints pass a turn along in emission order, so each runs to
-// completion, its DoomLoopDetected handlers included, before the next
-// begins, and no checkpoint waits for an earlier call's hooks or body. A
-// call's PreToolUse, body and Post* hook follow its checkpoint on its own
-// goroutine. The batch ends when every call has finished, Post* hook
-// included.
-func (b *batches) concurrently(calls []*call, kind batchKind, round int, outcomes []outcome) error {
+// oneByOne runs the approved calls of a decision resume one after another,
+// each to its end before the next checkpoint (ENG-138, ENG-52).
+func (b *batches) oneByOne(calls []*call) []outcome {
+	round := b.open(calls)
+	outcomes := make([]outcome, len(calls))
+	for i, c := range calls {
+		o, tool, proceed := b.checkpoint(c, approvedBatch)
+		if proceed {
+			o = b.execute(c, tool, approvedBatch, round, nil)
+		}
+		outcomes[i] = o
+	}
+	return outcomes
+}
+
+// concurrently runs the calls of a normal round or an approval-pause batch
+// each on its own goroutine (ENG-138). The checkpoints pass a turn along in
+// emission order, so each runs to completion, its DoomLoopDetected handlers
+// included, before the next begins, and no checkpoint waits for an earlier
+// call's hooks or body. A call's PreToolUse, body and Post* hook follow its
+// checkpoint on its own goroutine. The batch ends when every call has
+// finished, Post* hook included; the outcomes are in the calls' order. A
+// call that panics fails the batch with an error.
+func (b *batches) concurrently(calls []*call, kind batchKind) ([]outcome, error) {
+	round := b.open(calls)
+	outcomes := make([]outcome, len(calls))
 	var wg sync.WaitGroup
 	errs := make([]error, len(calls))
 	turn := make(chan struct{})
@@ -132,14 +133,14 @@ func (b *batches) concurrently(calls []*call, kind batchKind, round int, outcome
 				return b.checkpoint(c, kind)
 			}()
 			if proceed {
-				o, errs[i] = b.execute(c, tool, kind, round, b.interleave)
+				o = b.execute(c, tool, kind, round, b.interleave)
 			}
 			outcomes[i] = o
 		}(turn, next)
 		turn = next
 	}
 	wg.Wait()
-	return errors.Join(errs...)
+	return outcomes, errors.Join(errs...)
 }
 
 // checkpoint is a call's serialised part: the checkpoint (ENG-44), and the
@@ -175,7 +176,7 @@ func (b *batches) checkpoint(c *call, kind batchKind) (outcome, *Tool, bool) {
 // and its Post* hook (ENG-140, ENG-165, ENG-21). A call whose arguments are
 // not an object or null gets no tool hook, but its body runs (ENG-140).
 // yield, when set, is called before each step (WithInterleaving).
-func (b *batches) execute(c *call, tool *Tool, kind batchKind, round int, yield func(callID string)) (outcome, error) {
+func (b *batches) execute(c *call, tool *Tool, kind batchKind, round int, yield func(callID string)) outcome {
 	hooked := c.args == nil || asObject(c.args) != nil
 	payload := func() *Object { return jsvalue.NewObject("toolName", c.name, "callId", c.id) }
 	pause := func() {
@@ -188,10 +189,7 @@ func (b *batches) execute(c *call, tool *Tool, kind batchKind, round int, yield 
 		b.rec.emit("PreToolUse", payload())
 	}
 	if tool.Kind == HITL && kind == normalRound {
-		return outcome{call: c, hitl: true}, nil // ENG-165: the handler pauses the run
-	}
-	if tool.Kind == HITL && tool.Result == nil {
-		return outcome{}, outsideDomain("approved call %q of a hitl tool whose body returns null", c.id)
+		return outcome{call: c, hitl: true} // ENG-165: the handler pauses the run
 	}
 	pause()
 	b.rec.executed(Execution{CallID: c.id, Name: c.name, Arguments: clone(c.args), Round: round})
@@ -202,10 +200,10 @@ func (b *batches) execute(c *call, tool *Tool, kind batchKind, round int, yield 
 			failure.Set("error", *tool.Fails)
 			b.rec.emit("PostToolUseFailure", failure)
 		}
-		return refused(c, *tool.Fails), nil
+		return refused(c, *tool.Fails)
 	}
 	if hooked {
 		b.rec.emit("PostToolUse", payload())
 	}
-	return answeredWith(c, clone(tool.Result)), nil
+	return answeredWith(c, clone(tool.Result))
 }

@@ -5,24 +5,19 @@ import (
 	"fmt"
 )
 
-// ErrBadScenario is wrapped by every error RunScenario returns: the
-// scenario is not well formed (ENG-23), or one of its runs leaves the engine
-// level's domain (ErrOutsideDomain). The conformance protocol answers it
-// "bad-scenario" (PROT-32, PROT-43).
+// ErrBadScenario is wrapped by the error ParseScenario and RunScenario
+// return for a scenario that is not well formed (ENG-23); the conformance
+// protocol answers it "bad-scenario" (PROT-32).
+//
+// The runs ENG-151 puts outside the engine level's domain are run, the way
+// the spec recommends: a pending call decided twice is decided once (the
+// first decision, approvals before rejections), a HITL call in a response
+// that pauses for approval stays pending with the approval calls, and an
+// approved HITL call whose body returns null answers null.
 var ErrBadScenario = errors.New("bad scenario")
-
-// ErrOutsideDomain is wrapped by the error of a run outside the engine
-// level's domain (ENG-151): a decision resume naming a pending call twice,
-// an approval pause beside a call of a HITL tool, or an approved HITL call
-// whose body returns null. It wraps ErrBadScenario.
-var ErrOutsideDomain = fmt.Errorf("%w: outside the engine level's domain (ENG-151)", ErrBadScenario)
 
 func badScenario(format string, args ...any) error {
 	return fmt.Errorf("%w: %s", ErrBadScenario, fmt.Sprintf(format, args...))
-}
-
-func outsideDomain(format string, args ...any) error {
-	return fmt.Errorf("%w: %s", ErrOutsideDomain, fmt.Sprintf(format, args...))
 }
 
 // The kinds of a failed run (ENG-141).

@@ -113,19 +113,13 @@ func override(handlers []Handler, payload *Object, rec *recorder) doomloop.Actio
 			rec.warn("[hooks] DoomLoopDetected handler failed: " + *h.Fails)
 			continue
 		}
-		if jsvalue.IsUndefined(h.Returns) {
-			continue
-		}
-		result := asObject(h.Returns)
-		if result != nil && !result.Has("overrideAction") {
-			continue // an object without an override: nothing to drop
-		}
-		name, _ := result.Value("overrideAction").(string)
-		if !slices.Contains(doomloop.Rungs[:], doomloop.Action(name)) {
+		name, _ := asObject(h.Returns).Value("overrideAction").(string)
+		switch action := doomloop.Action(name); {
+		case slices.Contains(doomloop.Rungs[:], action):
+			chosen = action
+		case !jsvalue.IsUndefined(h.Returns): // returning nothing overrides nothing, silently
 			rec.warn("[hooks] DoomLoopDetected result dropped: " + jsvalue.Stringify(h.Returns))
-			continue
 		}
-		chosen = doomloop.Action(name)
 	}
 	return chosen
 }

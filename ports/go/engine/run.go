@@ -43,7 +43,6 @@ type run struct {
 	rec            *recorder
 	config         *doomloop.Config // nil while detection is off (ENG-27)
 	configWarnings []string
-	configFailure  error
 	resolver       *resolver
 	actions        *actions   // nil while detection is off
 	detection      *detection // nil while detection is off
@@ -58,6 +57,7 @@ type run struct {
 	steps          int   // normal rounds run (ENG-132, ENG-142)
 	reason         string
 	saved          *Object // the state saved last (ENG-156)
+	done           bool    // the run paused or ended
 	loadedStatus   any
 	end            RunEnd
 }
@@ -68,12 +68,8 @@ type run struct {
 func newRun(s *Scenario, turn *Turn, index int, loaded *Object, opts *options) *run {
 	r := &run{scenario: s, turn: turn, index: index, rec: &recorder{}, reason: complete,
 		resolver: &resolver{scenario: s, invocations: map[string]int{}}, state: loadConversation(loaded)}
-	option := s.DoomLoop
-	if !jsvalue.IsUndefined(turn.DoomLoop) {
-		option = turn.DoomLoop
-	}
-	config, warnings, err := doomloop.ResolveOption(jsvalue.Plain(option)) // ENG-24
-	r.config, r.configFailure = config, err
+	config, warnings, _ := doomloop.ResolveOption(jsvalue.Plain(s.option(turn))) // ENG-24; ParseScenario checked it
+	r.config = config
 	for _, w := range warnings {
 		r.configWarnings = append(r.configWarnings, w.Code)
 		r.rec.warn(w.Message)
@@ -288,6 +284,7 @@ func (r *run) finish(resp *response, reason, status string) {
 	if r.started {
 		r.rec.emit("SessionEnd", jsvalue.NewObject("reason", reason))
 	}
+	r.done = true
 	text := responseText(resp.output)
 	r.end = RunEnd{Status: r.savedStatus(), Reason: reason, FinalResponseID: resp.id, FinalText: &text,
 		StopVerdict: clone(r.stopVerdict())}
@@ -368,9 +365,6 @@ func (r *run) restore() error {
 
 // initialise is ENG-160.
 func (r *run) initialise() error {
-	if r.configFailure != nil { // the option itself throws (a TypeError in JS): no run is built
-		return &runFailure{kind: errTypeError, message: r.configFailure.Error(), unbuilt: true}
-	}
 	if r.turn.decisionResume() && !r.scenario.StateAccessor { // ENG-143
 		return &runFailure{kind: errDecisionsNeedState, message: "a decision resume needs a state accessor", unbuilt: true}
 	}
@@ -440,8 +434,8 @@ func (r *run) mainLoop(resp *response) error {
 			r.clientToolsPause(resp, cs)
 			return nil
 		}
-		outputs, ended, err := r.roundThenGate(resp, cs, true) // gate B
-		if ended || err != nil {
+		outputs, err := r.roundThenGate(resp, cs, true) // gate B
+		if err != nil || r.done {
 			return err
 		}
 		if text, ok := r.flush(); ok { // ENG-65..ENG-67
@@ -461,12 +455,12 @@ func (r *run) mainLoop(resp *response) error {
 // roundThenGate runs a normal round and saves its outputs in call order,
 // then pauses for HITL, then for client tools, both before the stop gate
 // that follows (ENG-162 steps 6-9, EQ-02); the stopWhen round pauses for
-// HITL only (ENG-147 steps 1-3). ended is true when the run paused or
-// halted; outputs are the round's output items.
-func (r *run) roundThenGate(resp *response, cs []*call, clientTools bool) (outputs []any, ended bool, err error) {
-	outcomes, err := r.batches.run(cs, normalRound)
+// HITL only (ENG-147 steps 1-3). outputs are the round's output items; the
+// run is done when it paused or halted.
+func (r *run) roundThenGate(resp *response, cs []*call, clientTools bool) (outputs []any, err error) {
+	outcomes, err := r.batches.concurrently(cs, normalRound)
 	if err != nil {
-		return nil, true, err
+		return nil, err
 	}
 	r.steps++
 	outputs = []any{}
@@ -489,10 +483,8 @@ func (r *run) roundThenGate(resp *response, cs []*call, clientTools bool) (outpu
 		r.clientToolsPause(resp, left) // ENG-148
 	case r.stopArmed():
 		r.halt(resp, outputs)
-	default:
-		return outputs, false, nil
 	}
-	return outputs, true, nil
+	return outputs, nil
 }
 
 // clientToolsPause pauses for the caller's own tools; their calls are
@@ -514,8 +506,8 @@ func (r *run) stopWhen(resp *response) error {
 	if allow == false || !r.anyExecutable(cs) {
 		return r.complete(resp, r.reason)
 	}
-	outputs, ended, err := r.roundThenGate(resp, cs, false) // gate C
-	if ended || err != nil {
+	outputs, err := r.roundThenGate(resp, cs, false) // gate C
+	if err != nil || r.done {
 		return err
 	}
 	r.input = append(append(r.input, resp.items()...), clone(outputs).([]any)...)
@@ -548,15 +540,13 @@ func (r *run) approvalPause(resp *response, cs []*call) error {
 	var gated, auto []*call
 	for _, c := range cs {
 		switch r.kind(c) {
-		case HITL: // ENG-151 (b): the SDK runs such a call, then loses it
-			return outsideDomain("run %d: an approval pause beside a call of a hitl tool", r.index)
-		case Approval:
+		case Approval, HITL: // a HITL call beside them stays pending too (ENG-151 (b), recommended)
 			gated = append(gated, c)
 		case Executable:
 			auto = append(auto, c)
 		}
 	}
-	outcomes, err := r.batches.run(auto, approvalPause)
+	outcomes, err := r.batches.concurrently(auto, approvalPause)
 	if err != nil {
 		return err
 	}
@@ -582,14 +572,7 @@ func (r *run) decisionResume() error {
 			pending[id] = asObject(item)
 		}
 	}
-	named := map[string]bool{}
-	for _, id := range append(slices.Clone(r.turn.Approve), r.turn.Reject...) {
-		if named[id] && pending[id] != nil { // ENG-151 (a): the SDK would run or answer it twice
-			return outsideDomain("run %d: pending call %q decided twice", r.index, id)
-		}
-		named[id] = true
-	}
-	decided := map[string]bool{}
+	decided := map[string]bool{} // a call decided twice is decided once (ENG-151 (a), recommended)
 	var approved []*call
 	for _, id := range r.turn.Approve {
 		if pending[id] != nil && !decided[id] {
@@ -597,11 +580,7 @@ func (r *run) decisionResume() error {
 			approved = append(approved, callOf(pending[id]))
 		}
 	}
-	outcomes, err := r.batches.run(approved, approvedBatch)
-	if err != nil {
-		return err
-	}
-	for _, o := range outcomes {
+	for _, o := range r.batches.oneByOne(approved) {
 		r.state.unsent = append(r.state.unsent, o.unsentResult())
 	}
 	for _, id := range r.turn.Reject {

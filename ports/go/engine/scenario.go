@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"doomloop.invalid/harness/jsvalue"
+	doomloop "doomloop.invalid/ports/go"
 )
 
 // A scenario is data (spec §15.1.4, ENG-16): the doomLoop option, the tool
@@ -187,18 +188,17 @@ func (f *fields) strings(name string) []string {
 }
 
 // count reads a member that is an integer, as JS Number.isInteger reads it
-// (true and false are not counts, ENG-23); null counts as absent when
-// nullable.
-func (f *fields) count(name string, nullable bool) (float64, bool) {
+// (null, true and false are not counts, ENG-23).
+func (f *fields) count(name string) (float64, bool) {
 	v, ok := f.get(name)
-	if !ok || (v == nil && nullable) {
+	if !ok {
 		return 0, false
 	}
-	n, isNumber := v.(float64)
-	if !isNumber || n != math.Trunc(n) || math.IsInf(n, 0) {
-		f.fail("%s: dispatch and step counts must be integers", name)
+	if n, isNumber := v.(float64); isNumber && math.Mod(n, 1) == 0 { // NaN for ±Inf
+		return n, true
 	}
-	return n, true
+	f.fail("%s: dispatch and step counts must be integers", name)
+	return 0, false
 }
 
 // member returns a member's value, or jsvalue.Undefined when absent.
@@ -270,8 +270,21 @@ func readScenario(v any) (*Scenario, error) {
 			return nil, err
 		}
 		s.Runs = append(s.Runs, turn)
+		// an option whose resolution throws in JS (null, or a null text or
+		// escalation member) cannot make a run: the scenario is not well formed
+		if _, _, err := doomloop.ResolveOption(jsvalue.Plain(s.option(&turn))); err != nil {
+			return nil, badScenario("runs[%d]: the doomLoop option: %v", i, err)
+		}
 	}
 	return s, f.err
+}
+
+// option is a run's doomLoop option: its own, else the scenario's (ENG-24).
+func (s *Scenario) option(t *Turn) any {
+	if jsvalue.IsUndefined(t.DoomLoop) {
+		return s.DoomLoop
+	}
+	return t.DoomLoop
 }
 
 var toolKinds = []ToolKind{Executable, Approval, HITL, Manual}
@@ -339,8 +352,8 @@ func readRequest(v any) (Request, error) {
 			r.Models = []string{}
 		}
 	}
-	r.ToolChoiceFrom, _ = f.count("toolChoiceFromDispatch", false)
-	if steps, ok := f.count("stopWhenSteps", true); ok {
+	r.ToolChoiceFrom, _ = f.count("toolChoiceFromDispatch")
+	if steps, ok := f.count("stopWhenSteps"); ok {
 		r.StopWhenSteps = &steps
 	}
 	return r, f.err
