@@ -6,7 +6,7 @@
  * state (ENG-15). Each module is one concept and cites ENG ids.
  */
 
-export { ScenarioError } from './errors.js';
+export { OutsideDomain, type RunError, type RunErrorKind, ScenarioError } from './errors.js';
 export type { MonitorModule } from './monitor-api.js';
 export { readScenario, type Scenario } from './scenario.js';
 export { runScenario } from './session.js';

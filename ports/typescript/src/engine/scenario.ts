@@ -42,7 +42,8 @@ export interface RequestSpec {
   toolChoice: unknown;
   toolChoiceFrom: number;
   stopWhenSteps: number | undefined;
-  allowFinalResponse: boolean;
+  /** As given: only `false` turns the final dispatch off, a string is its directive (ENG-23, ENG-147). */
+  allowFinalResponse: unknown;
 }
 
 /** One scripted model response: its output items, in order (ENG-19). */
@@ -174,7 +175,7 @@ function readRequest(value: unknown, where: string): RequestSpec {
     toolChoice: clone(member(data, 'toolChoice')),
     toolChoiceFrom: start,
     stopWhenSteps: steps === null ? undefined : count(steps),
-    allowFinalResponse: member(data, 'allowFinalResponse', true) !== false,
+    allowFinalResponse: clone(member(data, 'allowFinalResponse', true)),
   };
 }
 

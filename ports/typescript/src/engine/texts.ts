@@ -7,6 +7,11 @@
 export const ESCALATION_NOTICE_SUFFIX = 'An escalated turn follows: use the additional guidance to change course.';
 export const HALT_PREFIX = 'Run halted by doom-loop detection: ';
 export const HALT_FALLBACK = 'Run halted by doom-loop detection.';
+export const FINAL_DIRECTIVE =
+  'You have reached the tool-use limit, and tools are no longer available. Do not attempt to call any more ' +
+  'tools. Using the information you already have, write your final answer now.';
+/** The output, sent as it is, of a call left unanswered by the `stopWhen` round (ENG-147). */
+export const SKIPPED = 'Tool execution skipped: step limit reached.';
 export const REJECTED_BY_USER = 'Rejected by user';
 export const NOT_EXECUTABLE = 'Tool not found or not executable';
 
@@ -44,4 +49,14 @@ export function blockFallback(toolName: string): string {
     `Doom loop suspected: tool "${toolName}" is repeating identical calls. Repeating the ` +
     'call will not change the result. Take a different approach.'
   );
+}
+
+/**
+ * The user message closing the final dispatch's input; `''`: none (ENG-147).
+ * `true` (or absent) gives the fixed text, a string is the directive itself,
+ * and any other value (`0`, `null`, an object) gives none.
+ */
+export function finalDirective(allowFinalResponse: unknown): string {
+  if (allowFinalResponse === true) return FINAL_DIRECTIVE;
+  return typeof allowFinalResponse === 'string' ? allowFinalResponse : '';
 }

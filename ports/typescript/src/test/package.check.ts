@@ -34,7 +34,7 @@ const REQUESTS = [
   '{"id":2,"op":"fingerprintKeyMaterial","keyMaterial":"I am stuck."}',
   '{"id":3,"op":"resolveOption","option":null}',
   '{"id":4,"op":"resolveLoopKey","loopKey":["__proto__"],"args":{"path":"x"}}',
-  '{"id":5,"op":"runScenario","scenario":{"id":"pkg","doomLoop":true,"runs":[{"input":"hi","model":[{"output":[]}]}]}}',
+  '{"id":5,"op":"runScenario","scenario":{"id":"pkg","doomLoop":true,"runs":[{"input":"hi","model":[{"output":[{"type":"message","content":[{"type":"output_text","text":"hello"}]}]}]}]}}',
   '{"id":6,"op":"runScenario","scenario":{"id":"pkg"}}',
 ].join('\n');
 

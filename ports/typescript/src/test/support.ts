@@ -59,16 +59,16 @@ export type Vector = MonitorVector | EngineVector;
 
 const isEngineVector = (vector: Vector): vector is EngineVector => Object.prototype.hasOwnProperty.call(vector, 'scenario');
 
-/** A transcript with each run's `warnings` reduced to its length: warnings are informative (ENG-108). */
-function warningCounts(transcript: Json | undefined): Json | undefined {
+/** A transcript without each run's `warnings`: they are informative and not compared (ENG-108). */
+function withoutWarnings(transcript: Json | undefined): Json | undefined {
   if (typeof transcript !== 'object' || transcript === null || Array.isArray(transcript) || !Array.isArray(transcript.runs)) {
     return transcript;
   }
-  const runs = transcript.runs.map((run) =>
-    typeof run === 'object' && run !== null && !Array.isArray(run) && Array.isArray(run.warnings)
-      ? { ...run, warnings: run.warnings.length }
-      : run,
-  );
+  const runs = transcript.runs.map((run) => {
+    if (typeof run !== 'object' || run === null || Array.isArray(run)) return run;
+    const { warnings: _informative, ...compared } = run;
+    return compared;
+  });
   return { ...transcript, runs };
 }
 
@@ -81,7 +81,7 @@ async function replayEngine(dispatcher: Dispatcher, vector: EngineVector): Promi
     return response.error.code === vector.expect.error ? [] : [`${where}: expected error ${vector.expect.error}, got ${response.error.code}`];
   }
   if (!('result' in response)) return [`${where}: expected a transcript, got error ${response.error.code}: ${response.error.message}`];
-  const difference = firstDifference(warningCounts(response.result), warningCounts(vector.expect.result));
+  const difference = firstDifference(withoutWarnings(response.result), withoutWarnings(vector.expect.result));
   return difference === undefined ? [] : [`${where}: differs at ${difference}`];
 }
 
