@@ -81,7 +81,7 @@ def _serve(requests: list[dict[str, object]]) -> list[dict[str, Any]]:
         check=False,
     )
     assert done.returncode == 0, done.stderr[-2000:]
-    responses = [json.loads(line) for line in done.stdout.splitlines()]
+    responses = [json.loads(line) for line in done.stdout.split("\n") if line]  # not U+2028
     assert len(responses) == len(requests), done.stderr[-2000:]
     return responses
 
