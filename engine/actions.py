@@ -33,7 +33,7 @@ class Actions:
     def apply(self, verdict: Verdict, tool_input: object = UNDEFINED) -> str:
         """Hook, resolve and apply one non-duplicate verdict; return the applied action.
 
-        ENG-61: hook first, then the side effect. ENG-89/ENG-90: the payload.
+        ENG-61: hook first, then the side effect. ENG-89/ENG-153: the payload.
         ENG-93..ENG-98: the applied action.
         """
         payload = verdict.to_json()

@@ -65,7 +65,7 @@ def _texts(item: Mapping[str, object]) -> list[str]:
 
 def response_text(output: tuple[Mapping[str, object], ...]) -> str:
     """The response's text: the ``output_text`` parts of its first message that has
-    any, joined; ``""`` when none has (ENG-110, EOQ-10: a scripted response carries no
+    any, joined; ``""`` when none has (ENG-157: a scripted response carries no
     ``outputText`` of its own)."""
     for item in output:
         texts = _texts(item)
@@ -105,7 +105,7 @@ class Detection:
         """Open a round, clear its tables, declare its calls (ENG-32, ENG-33, ENG-35..ENG-43).
 
         Only calls whose identity resolved take part in the duplicate-id step
-        (ENG-42, ENG-152): a malformed, manual, unknown or unresolvable call
+        (ENG-152): a malformed, manual, unknown or unresolvable call
         sharing an id with a resolved call leaves that call's cache entry in place.
         """
         self.round += 1
@@ -132,7 +132,7 @@ class Detection:
             if resolution[0].kind in KEYED:
                 declared.append(ToolCall(call.name, resolution[0].key_material))  # ENG-39
         id_counts = Counter(call.call_id for call, _ in resolved)
-        for call, resolution in resolved:  # ENG-41, ENG-42
+        for call, resolution in resolved:  # ENG-41, ENG-152
             self._cache[call.call_id] = _DUPLICATE_ID if id_counts[call.call_id] > 1 else resolution
         self._warnings.extend(self.monitor.declare_round(self.round, declared))  # ENG-43
 

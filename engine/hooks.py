@@ -1,4 +1,4 @@
-"""Hook emission and ``DoomLoopDetected`` handler outcomes (ENG-89..ENG-97, ENG-99, ENG-100)."""
+"""Hook emission and ``DoomLoopDetected`` handler outcomes (ENG-89..ENG-97, ENG-99, ENG-140)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""A call's arguments and loop identity (ENG-37..ENG-42, ENG-49, EOQ-04).
+"""A call's arguments and loop identity (ENG-37..ENG-152, ENG-49, ENG-154).
 
 Arguments are parsed as JS ``JSON.parse`` would; a raw string that does not
 parse makes the call *malformed*. The identity of a parsed call is its
@@ -97,14 +97,14 @@ class IdentityResolver:
             raise ResolutionError(loop_key.message)
         args = {} if call.arguments is None else call.arguments  # ENG-39
         if isinstance(loop_key, list | tuple) and loop_key and not isinstance(args, Mapping):
-            return _fields_of_non_object(loop_key, args), args  # EOQ-04
+            return _fields_of_non_object(loop_key, args), args  # ENG-154
         return resolve_loop_key_material(loop_key, cast(Mapping[str, object], args)), args
 
 
 def _fields_of_non_object(
     fields: list[object] | tuple[object, ...], args: object
 ) -> LoopKeyResolution:
-    """A non-empty field list on arguments that are not an object (EOQ-04, ENG-154).
+    """A non-empty field list on arguments that are not an object (ENG-154).
 
     JS ``in`` on an array finds its index names and ``length``; on a number
     or a boolean it throws, so resolution fails (ENG-40). The fallback keys

@@ -124,7 +124,7 @@ class RoundRunner:
         tool = self._scenario.tool(call.name)
         if tool is None or not tool.executable:
             if kind is BatchKind.APPROVED:
-                return Outcome(call, error=texts.NOT_EXECUTABLE)  # ENG-127 step 2
+                return Outcome(call, error=texts.NOT_EXECUTABLE)  # ENG-163 step 2
             return Outcome(call, answered=False)  # ENG-44: no checkpoint
         if isinstance(call.arguments, Malformed):
             if self._detection is not None:
@@ -137,14 +137,14 @@ class RoundRunner:
 
     def _execute(self, call: Call, tool: ToolSpec, kind: BatchKind) -> Outcome:
         """``PreToolUse``, then the HITL pause or the body and its ``Post*`` event
-        (ENG-100, ENG-135, ENG-21); no tool hook for arguments that are not an object
+        (ENG-140, ENG-165, ENG-21); no tool hook for arguments that are not an object
         (ENG-140)."""
         payload: dict[str, object] = {"toolName": call.name, "callId": call.call_id}
         hooked = call.arguments is None or isinstance(call.arguments, Mapping)  # ENG-140
         if hooked:
             self._hooks.emit("PreToolUse", payload)
         if tool.kind == "hitl" and kind is BatchKind.NORMAL:
-            return Outcome(call, answered=False, hitl=True)  # ENG-135: the handler pauses
+            return Outcome(call, answered=False, hitl=True)  # ENG-165: the handler pauses
         if tool.kind == "hitl" and tool.result is None:
             raise OutsideDomain(  # ENG-151: the SDK reads the null result as "pause again"
                 f"approved call {call.call_id!r} of a hitl tool whose body returns null"

@@ -1,4 +1,4 @@
-"""One run of the tool loop: the order of its steps (spec §15.6, ENG-124..ENG-135).
+"""One run of the tool loop: the order of its steps (spec §15.6, ENG-160..ENG-165).
 
 A :class:`Run` is built for one invocation (a fresh turn or a decision
 resume) over the state left by the previous run, and executed once.
@@ -110,7 +110,7 @@ class Run:
         self.reason = "complete"
         """The reason a normal end reports: ``max_turns`` once ``stopWhen`` held (ENG-147)."""
         self.saved: object = None
-        """The state this run saved last; None while it saved none (ENG-15)."""
+        """The state this run saved last; None while it saved none (ENG-156)."""
         self._stored_status = loaded.get("status") if loaded and scenario.state_accessor else None
         self.end: RunEnd | None = None
 
@@ -249,7 +249,7 @@ class Run:
             self._save()
 
     def _halt(self, response: Response, outcomes: list[Outcome]) -> None:
-        """Leave through a stop gate: seal, then end with ``doom_loop`` (ENG-84..ENG-86)."""
+        """Leave through a stop gate: seal, then end with ``doom_loop`` (ENG-166..ENG-86)."""
         self._seal(response, outcomes)
         self._finish(response, "doom_loop")
 
@@ -287,7 +287,7 @@ class Run:
         )
 
     def _restore(self) -> None:
-        """Restore the monitor, re-queue steer, re-arm a stop on decisions (ENG-117, ENG-118)."""
+        """Restore the monitor, re-queue steer, re-arm a stop on decisions (ENG-171, ENG-158)."""
         blob = self.state.doom_loop
         if self.detection is None or self.actions is None or blob is UNDEFINED:
             return  # ENG-28: with detection off the blob rides along untouched
@@ -298,11 +298,11 @@ class Run:
         if isinstance(blob, Mapping):
             self.actions.steer.requeue(blob.get("pendingSteer"))
             verdict = blob.get("stopVerdict", UNDEFINED)
-            if self.spec.decision_resume and truthy(verdict):  # ENG-118
+            if self.spec.decision_resume and truthy(verdict):  # ENG-158
                 self.actions.stop_verdict = copy.deepcopy(verdict)
 
     def _initialise(self) -> None:
-        """ENG-124."""
+        """ENG-160."""
         if self.spec.decision_resume and not self.scenario.state_accessor:
             raise RunFailed(errors.DECISIONS_NEED_STATE, "a decision resume needs state")
         self._restore()
@@ -321,7 +321,7 @@ class Run:
         self._first_response(self._dispatch(DispatchKind.INITIAL, self.input))
 
     def _first_response(self, response: Response) -> None:
-        """ENG-125 (the stop check comes late here: EQ-01)."""
+        """ENG-161 (the stop check comes late here: EQ-01)."""
         self._take_response(response)
         calls = response.calls()
         if not self.scenario.tools or not calls:
@@ -330,12 +330,12 @@ class Run:
         if self._approval_pause(response, calls):
             return
         if not any(self._executable(call) for call in calls):
-            self._client_tools_pause(response, calls)  # ENG-134, ENG-148
+            self._client_tools_pause(response, calls)  # ENG-148
             return
         self._main_loop(response)
 
     def _main_loop(self, response: Response) -> None:
-        """ENG-126."""
+        """ENG-162."""
         first = True
         while True:
             calls = response.calls()
@@ -374,7 +374,7 @@ class Run:
             self._take_response(response)
 
     def _normal_round(self, calls: list[Call]) -> tuple[list[Outcome], list[dict[str, object]]]:
-        """Run a normal round and save its outputs in call order (ENG-126 steps 6-7)."""
+        """Run a normal round and save its outputs in call order (ENG-162 steps 6-7)."""
         outcomes = self.rounds.run(calls, BatchKind.NORMAL)
         self.steps += 1
         outputs = [outcome.output_item() for outcome in outcomes if outcome.answered]
@@ -385,16 +385,16 @@ class Run:
     def _round_paused(
         self, response: Response, outcomes: list[Outcome], *, client_tools: bool = True
     ) -> bool:
-        """HITL, then client-tools pauses, both before the stop gate (ENG-126 step 8, EQ-02);
+        """HITL, then client-tools pauses, both before the stop gate (ENG-162 step 8, EQ-02);
         the ``stopWhen`` round pauses for HITL only (ENG-147)."""
         hitl = [dict(outcome.call.item) for outcome in outcomes if outcome.hitl]
         if hitl:
             self.state.pending = copy.deepcopy(hitl)
-            self._finish(response, self.reason, AWAITING_HITL)  # ENG-135, ENG-88
+            self._finish(response, self.reason, AWAITING_HITL)  # ENG-165, ENG-167
             return True
         unanswered = _without_output([outcome.call for outcome in outcomes], outcomes)
         if unanswered and client_tools:
-            self._client_tools_pause(response, unanswered)  # ENG-134
+            self._client_tools_pause(response, unanswered)  # ENG-148
             return True
         return False
 
@@ -404,7 +404,7 @@ class Run:
         self._finish(response, self.reason, AWAITING_CLIENT_TOOLS)
 
     def _stop_when(self, response: Response) -> None:
-        """The ``Stop`` hook, then the last round and the final dispatch (ENG-128, ENG-147)."""
+        """The ``Stop`` hook, then the last round and the final dispatch (ENG-147)."""
         self.hooks.emit("Stop", {"reason": "max_turns"})
         self.reason = "max_turns"
         calls = response.calls()
@@ -434,7 +434,7 @@ class Run:
         self._complete(final, self.reason)
 
     def _approval_pause(self, response: Response, calls: list[Call]) -> bool:
-        """Round (b) and the approval pause (ENG-129, ENG-143)."""
+        """Round (b) and the approval pause (ENG-164, ENG-143)."""
         approval = [call for call in calls if self._tool_kind(call) == "approval"]
         if not approval:
             return False
@@ -456,7 +456,7 @@ class Run:
         return True
 
     def _decision_resume(self) -> None:
-        """ENG-127, ENG-22."""
+        """ENG-163, ENG-22."""
         by_id: dict[str, Mapping[str, object]] = {}
         for item in self.state.pending:
             by_id.setdefault(str(item.get("callId")), item)
@@ -489,7 +489,7 @@ class Run:
         self.state.pending = [
             item for item in self.state.pending if str(item.get("callId")) not in decided
         ]
-        if self.state.pending:  # ENG-127 step 6: pause again as awaiting approval (ENG-149)
+        if self.state.pending:  # ENG-163 step 6: pause again as awaiting approval (ENG-149)
             self.state.status = AWAITING_APPROVAL
             self._save()
             self.end = RunEnd(self._saved_status(), "complete", None, None, self._stop_verdict())
@@ -503,7 +503,7 @@ class Run:
         outputs = [unsent_output_item(result) for result in self.state.unsent]
         self.state.messages.extend(outputs)
         self.state.unsent = []
-        self._save()  # ENG-127 step 8: the results join the conversation before the dispatch
+        self._save()  # ENG-163 step 8: the results join the conversation before the dispatch
         self.input = copy.deepcopy(self.state.messages)
         self._first_response(self._dispatch(DispatchKind.RESUME, self.input))
 

@@ -133,7 +133,7 @@ class HandlerSpec:
 
 @dataclass(frozen=True)
 class RequestSpec:
-    """The caller's request: model, fallback models, tool choice, stopWhen (ENG-132, ENG-133)."""
+    """The caller's request: model, fallback models, tool choice, stopWhen (ENG-132, ENG-145)."""
 
     model: str = "cheap-model"
     models: tuple[str, ...] | None = None
@@ -204,7 +204,7 @@ class ScriptedResponse:
 
 @dataclass(frozen=True)
 class RunSpec:
-    """One invocation: a fresh turn (``input``) or a decision resume (ENG-124, ENG-127)."""
+    """One invocation: a fresh turn (``input``) or a decision resume (ENG-160, ENG-163)."""
 
     doom_loop: object = UNDEFINED
     """UNDEFINED: the scenario's option applies."""
@@ -215,7 +215,7 @@ class RunSpec:
 
     @property
     def decision_resume(self) -> bool:
-        """A non-empty approval or rejection list makes a decision resume (ENG-118)."""
+        """A non-empty approval or rejection list makes a decision resume (ENG-158)."""
         return bool(self.approve or self.reject)
 
     @classmethod

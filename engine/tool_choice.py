@@ -1,4 +1,4 @@
-"""The caller's tool choice, forced choices and their consumption (ENG-133, ENG-145).
+"""The caller's tool choice, forced choices and their consumption (ENG-145).
 
 A *forced* choice is ``"required"`` or any object except an ``allowed_tools``
 whose ``mode`` is not ``"required"`` (JS ``typeof choice === 'object'``, so an
@@ -57,7 +57,7 @@ class ToolChoicePolicy:
         return self.key is not None and self.stored_key == self.key
 
     def offer(self, dispatch: int) -> object:
-        """The caller's choice for this dispatch, or UNDEFINED (ENG-133)."""
+        """The caller's choice for this dispatch, or UNDEFINED (ENG-145)."""
         if not self.forced:
             return self.choice
         if dispatch < self.start:

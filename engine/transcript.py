@@ -1,4 +1,4 @@
-"""The observable run, as immutable records with a JSON form (ENG-15).
+"""The observable run, as immutable records with a JSON form (ENG-156).
 
 A :class:`Transcript` holds one :class:`RunTranscript` per run of a
 scenario: every dispatch's request, the hook events, the tool bodies that
@@ -75,7 +75,7 @@ class HookEvent:
 
 @dataclass(frozen=True)
 class Execution:
-    """A tool body that ran, with the arguments the model issued (ENG-100).
+    """A tool body that ran, with the arguments the model issued (ENG-140).
 
     ``batch`` is the number of the concurrent batch it ran in (ENG-138), None
     in a sequential batch; like an event's slot it is not part of the JSON form.
@@ -128,7 +128,7 @@ class RunEnd:
 
 @dataclass(frozen=True)
 class RunTranscript:
-    """Everything one run made observable (ENG-15)."""
+    """Everything one run made observable (ENG-156)."""
 
     index: int
     decision_resume: bool

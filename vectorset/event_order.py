@@ -187,6 +187,14 @@ def _batch(
     for i in segment.indices:
         if i not in detections:
             others[key(expected[i])].append(i)
+    previous: dict[int, int] = {}  # expected index -> the one before it in its call
+    if chains:
+        last: dict[int, int] = {}
+        for i in segment.indices:
+            call = int(order[i][1])
+            if call in last:
+                previous[i] = last[call]
+            last[call] = i
     matched: dict[int, int] = {}  # expected index -> actual index
     pending_detections = iter(detections)
     for index in window:
@@ -200,10 +208,12 @@ def _batch(
         free = [i for i in others.get(key(entry), []) if i not in matched]
         if not free:
             return _stray(path, index, entry, segment, expected, None, matched)
-        want = next((i for i in free if _equal(expected[i], entry)), None)
-        if want is None:  # same call, other content: show the difference
+        equal = [i for i in free if _equal(expected[i], entry)]
+        # calls may share an id: prefer the call whose earlier events have been seen
+        ready = [i for i in equal if previous.get(i) is None or previous[i] in matched]
+        if not equal:  # same call, other content: show the difference
             return compare(expected[free[0]], entry, f"{path}/{index}", pointer=True)[0]
-        matched[want] = index
+        matched[(ready or equal)[0]] = index
     return _chains(path, segment, expected, order, actual, matched) if chains else None
 
 

@@ -6,10 +6,11 @@ ENG-15) are compared run by run with the comparison rule of
 order, so that the first difference reported is the earliest thing that went
 wrong: the dispatches by index, then ``events``, ``executions``, ``end``,
 ``state``, ``loopKeyInvocations``, ``config``, ``configWarnings``, and the
-remaining members. ``warnings`` is informative (ENG-15, ENG-108): it is not
-compared. When the expected run comes with its order (an engine vector's
-``order``), ``events`` and ``executions`` are compared by their partial order
-(:mod:`.event_order`, ENG-139); without, in their exact order. ``end.error``
+remaining members. ``warnings`` is informative (ENG-108) except for the
+loop-key fallback warning, whose text must be present (ENG-168). When the
+expected run comes with its order (an engine vector's ``order``), ``events``
+and ``executions`` are compared by their partial order (:mod:`.event_order`,
+ENG-139); without, in their exact order. ``end.error``
 is compared by its ``kind`` (and ``dispatch``), its ``message`` being
 informative (ENG-20). A difference is named ``run R, dispatch D, /json/pointer``
 (or ``run R, /member/...`` outside the dispatches).
@@ -21,7 +22,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, Final
 
 from .event_order import event_differences, execution_differences
-from .files import Difference, compare
+from .files import ABSENT, Difference, compare
 
 RUN_ORDER: Final = (
     "events",
@@ -34,8 +35,11 @@ RUN_ORDER: Final = (
 )
 """The run members compared after the dispatches, in this order."""
 
-INFORMATIVE: Final = ("warnings",)
-"""The run members that are not compared (ENG-108)."""
+WARNINGS: Final = "warnings"
+REQUIRED_WARNING: Final = '[DoomLoop] tool "'
+"""How the one warning text a statement requires starts: a loop-key fallback (ENG-168).
+Every expected warning of that form must be among the actual warnings; nothing
+else about warnings (their number, order or other texts) is compared (ENG-108)."""
 
 ERROR_MESSAGE: Final = "message"
 """The member of ``end.error`` that is not compared (ENG-20)."""
@@ -89,11 +93,25 @@ def _run_differences(
             yield from _member(where, name, _without_message(expected), _without_message(actual))
         else:
             yield from _member(where, name, expected, actual)
-    done = {"dispatches", *INFORMATIVE, *RUN_ORDER}
+    yield from _warning_differences(where, expected.get(WARNINGS), actual.get(WARNINGS))
+    done = {"dispatches", WARNINGS, *RUN_ORDER}
     rest = {k: v for k, v in expected.items() if k not in done}
     yield from compare(
         rest, {k: v for k, v in actual.items() if k not in done}, where, pointer=True
     )
+
+
+def _warning_differences(where: str, expected: Any, actual: Any) -> Iterator[Difference]:
+    """Each required warning text of the expected run appears in the actual one (ENG-168)."""
+    if not isinstance(expected, list):
+        return
+    present = (
+        {text for text in actual if isinstance(text, str)} if isinstance(actual, list) else set()
+    )
+    for text in expected:
+        if isinstance(text, str) and text.startswith(REQUIRED_WARNING) and text not in present:
+            yield Difference(f"{where}/{WARNINGS}", text, ABSENT, "a required warning is missing")
+            return
 
 
 def _both_lists(expected: Mapping[str, Any], actual: Mapping[str, Any], name: str) -> bool:
