@@ -9,8 +9,8 @@ import { escalationNotice } from './texts.js';
 
 /**
  * The `DoomLoopDetected` payload: the verdict, the call's input when it is an
- * object, message last (ENG-89, ENG-90). The input is copied member by member
- * as JS assigns them, so a top-level `__proto__` member is left out (ENG-153).
+ * object, message last (ENG-89, ENG-153). The input is copied member by member
+ * as JS assigns them, so a top-level `__proto__` member is left out.
  */
 function detectedPayload(verdict: Verdict, toolInput: unknown): JsonObject {
   const payload: JsonObject = clone({ ...verdict }) as JsonObject;

@@ -26,7 +26,7 @@ export const PROCEED: Decision = { action: 'proceed' };
 /** Block and stop both refuse the call at a client checkpoint (ENG-79, ENG-83). */
 export const blocks = (decision: Decision): boolean => decision.action === 'block' || decision.action === 'stop';
 
-/** Marks a call id shared by two calls of a round: its identity is not cached (ENG-42). */
+/** Marks a call id shared by two calls of a round: its identity is not cached (ENG-152). */
 const DUPLICATE_ID = Symbol('duplicate call id');
 
 function describe(error: unknown): string {
@@ -44,7 +44,7 @@ function outputTexts(item: JsonObject): string[] {
 
 /**
  * The response's text: the `output_text` parts of its first message that has
- * any, joined; `''` when none has (ENG-110, EOQ-10: a scripted response
+ * any, joined; `''` when none has (ENG-157: a scripted response
  * carries no `outputText` of its own).
  */
 export function responseText(output: readonly JsonObject[]): string {
@@ -82,7 +82,7 @@ export class Detection {
   /**
    * Open a round, clear its tables, declare its calls (ENG-32, ENG-33, ENG-35 … ENG-43).
    * Only calls whose identity resolved take part in the duplicate-id step
-   * (ENG-42, ENG-152): a malformed, manual, unknown or unresolvable call sharing
+   * (ENG-152): a malformed, manual, unknown or unresolvable call sharing
    * an id with a resolved call leaves that call's cache entry in place.
    */
   async openRound(batch: readonly Call[]): Promise<void> {
@@ -117,7 +117,7 @@ export class Detection {
     const idCounts = new Map<string, number>();
     for (const [call] of resolved) idCounts.set(call.callId, (idCounts.get(call.callId) ?? 0) + 1);
     for (const [call, identity] of resolved) {
-      this.cache.set(call.callId, (idCounts.get(call.callId) ?? 0) > 1 ? DUPLICATE_ID : identity); // ENG-41, ENG-42
+      this.cache.set(call.callId, (idCounts.get(call.callId) ?? 0) > 1 ? DUPLICATE_ID : identity); // ENG-41, ENG-152
     }
     await capturingWarnings(this.warnings, () => this.monitor.declareRound(this.round, declared)); // ENG-43
   }

@@ -1,5 +1,5 @@
 /**
- * A call's arguments and loop identity (ENG-37 … ENG-42, ENG-49, ENG-137, ENG-154, EOQ-04).
+ * A call's arguments and loop identity (ENG-37 … ENG-41, ENG-49, ENG-137, ENG-152, ENG-154).
  *
  * Arguments are trimmed and parsed with `JSON.parse`; a raw string that does
  * not parse, or parses to a string, makes the call *malformed*. The identity
@@ -82,7 +82,7 @@ export class IdentityResolver {
     const loopKey = this.loopKeys.get(call.name);
     if (loopKey instanceof ResolutionFault) throw new ResolutionError(loopKey.message);
     const args = call.arguments === null ? {} : call.arguments; // ENG-39
-    // EOQ-04, ENG-154: a field list tests its names with JS `in`, which finds an
+    // ENG-154: a field list tests its names with JS `in`, which finds an
     // array's index names and `length` and throws on a number or a boolean.
     if (Array.isArray(loopKey) && loopKey.length > 0 && !isObject(args) && !Array.isArray(args)) {
       throw new ResolutionError("cannot use 'in' to look up loopKey fields in a primitive");

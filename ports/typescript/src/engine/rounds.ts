@@ -100,7 +100,7 @@ export class RoundRunner {
   private async one(call: Call, kind: BatchKind): Promise<Outcome> {
     const tool = toolNamed(this.scenario, call.name);
     if (tool === undefined || !isExecutable(tool)) {
-      return kind === 'approved' ? Outcome.failed(call, NOT_EXECUTABLE) : Outcome.unanswered(call); // ENG-127, ENG-44
+      return kind === 'approved' ? Outcome.failed(call, NOT_EXECUTABLE) : Outcome.unanswered(call); // ENG-163, ENG-44
     }
     if (call.arguments instanceof Malformed) {
       await this.detection?.checkMalformed(call, call.arguments.raw); // ENG-45
@@ -113,7 +113,7 @@ export class RoundRunner {
 
   /**
    * `PreToolUse`, then the HITL pause or the body and its `PostToolUse` or
-   * `PostToolUseFailure` (ENG-100, ENG-135, ENG-21). Arguments that are not an
+   * `PostToolUseFailure` (ENG-140, ENG-165, ENG-21). Arguments that are not an
    * object (nor null) fail the hook payload schema: no tool hook, the body still runs (ENG-140).
    */
   private execute(call: Call, tool: ToolSpec, kind: BatchKind): Outcome {
@@ -121,7 +121,7 @@ export class RoundRunner {
     const hooked = call.arguments === null || isObject(call.arguments);
     if (hooked) this.hooks.emit('PreToolUse', payload);
     if (tool.kind === 'hitl') {
-      if (kind === 'normal') return Outcome.unanswered(call, true); // ENG-135: the handler pauses
+      if (kind === 'normal') return Outcome.unanswered(call, true); // ENG-165: the handler pauses
       if (tool.result === null) {
         // ENG-151: the SDK reads the null result as "pause again"
         throw new OutsideDomain(`approved call ${JSON.stringify(call.callId)} of a hitl tool whose body returns null`);

@@ -1,6 +1,6 @@
 /**
- * One run of the tool loop: the order of its steps (spec §15.6, ENG-124 … ENG-135,
- * ENG-141 … ENG-150). A {@link Run} is built for one invocation (a fresh turn
+ * One run of the tool loop: the order of its steps (spec §15.6, ENG-141 … ENG-150,
+ * ENG-160 … ENG-167). A {@link Run} is built for one invocation (a fresh turn
  * or a decision resume) over the state left by the previous run, and executed once.
  */
 
@@ -73,7 +73,7 @@ export class Run {
   private steps = 0;
   /** The reason a normal end reports: `max_turns` once `stopWhen` held (ENG-147). */
   private reason = 'complete';
-  /** The state this run saved last; null while it saved none (ENG-15). */
+  /** The state this run saved last; null while it saved none (ENG-156). */
   private saved: Json = null;
   /** The status the accessor held when the run began (ENG-130). */
   private readonly storedStatus: Json;
@@ -261,7 +261,7 @@ export class Run {
     }
   }
 
-  /** Leave through a stop gate: seal, then end with `doom_loop` (ENG-84 … ENG-86). */
+  /** Leave through a stop gate: seal, then end with `doom_loop` (ENG-166, ENG-85, ENG-86). */
   private halt(response: Response, outcomes: readonly Outcome[]): void {
     this.seal(response, outcomes);
     this.finish(response, 'doom_loop');
@@ -306,7 +306,7 @@ export class Run {
     };
   }
 
-  /** Restore the monitor, re-queue steer, re-arm a stop on decisions (ENG-117, ENG-118, ENG-144). */
+  /** Restore the monitor, re-queue steer, re-arm a stop on decisions (ENG-171, ENG-158, ENG-144). */
   private async restore(): Promise<void> {
     const blob = this.state.doomLoop;
     if (this.detection === undefined || this.actions === undefined || blob === undefined) return; // ENG-28
@@ -319,7 +319,7 @@ export class Run {
     if (this.spec.decisionResume && Boolean(verdict)) this.actions.stopVerdict = clone(verdict) as Json; // JS truthy
   }
 
-  /** ENG-124, ENG-143, ENG-146. */
+  /** ENG-160, ENG-143, ENG-146. */
   private async initialise(): Promise<void> {
     if (this.spec.decisionResume && !this.scenario.stateAccessor) {
       throw new RunFailed('decisions-need-state-accessor', 'a decision resume needs a state accessor');
@@ -340,7 +340,7 @@ export class Run {
     await this.firstResponse(this.dispatch('initial', this.input));
   }
 
-  /** ENG-125 (the stop check comes late here: EQ-01). */
+  /** ENG-161 (the stop check comes late here: EQ-01). */
   private async firstResponse(response: Response): Promise<void> {
     await this.takeResponse(response);
     const calls = response.calls();
@@ -350,13 +350,13 @@ export class Run {
     }
     if (await this.approvalPause(response, calls)) return;
     if (!calls.some((call) => this.executable(call))) {
-      this.clientToolsPause(response, calls); // ENG-134, ENG-148
+      this.clientToolsPause(response, calls); // ENG-148
       return;
     }
     await this.mainLoop(response);
   }
 
-  /** ENG-126. */
+  /** ENG-162. */
   private async mainLoop(first: Response): Promise<void> {
     let response = first;
     let isFirst = true;
@@ -403,7 +403,7 @@ export class Run {
     }
   }
 
-  /** Run a normal round and save its outputs in call order (ENG-126 steps 6-7). */
+  /** Run a normal round and save its outputs in call order (ENG-162 steps 6-7). */
   private async normalRound(calls: readonly Call[]): Promise<[Outcome[], JsonObject[]]> {
     const outcomes = await this.rounds.run(calls, 'normal');
     this.steps += 1;
@@ -414,14 +414,14 @@ export class Run {
   }
 
   /**
-   * HITL, then client-tools pauses, both before the stop gate (ENG-126 step 8,
+   * HITL, then client-tools pauses, both before the stop gate (ENG-162 step 8,
    * EQ-02); the `stopWhen` round pauses for HITL only (ENG-147).
    */
   private roundPaused(response: Response, outcomes: readonly Outcome[], clientTools: boolean): boolean {
     const hitl = outcomes.filter((outcome) => outcome.hitl).map((outcome) => clone(outcome.call.item));
     if (hitl.length > 0) {
       this.state.pending = hitl;
-      this.finish(response, this.reason, AWAITING_HITL); // ENG-135, ENG-88
+      this.finish(response, this.reason, AWAITING_HITL); // ENG-165, ENG-167
       return true;
     }
     const unanswered = withoutOutput(
@@ -429,7 +429,7 @@ export class Run {
       outcomes,
     );
     if (unanswered.length === 0 || !clientTools) return false;
-    this.clientToolsPause(response, unanswered); // ENG-134
+    this.clientToolsPause(response, unanswered); // ENG-148
     return true;
   }
 
@@ -440,8 +440,8 @@ export class Run {
   }
 
   /**
-   * The `Stop` hook, then the last round and the final dispatch (ENG-128,
-   * ENG-147). The final input answers the calls the round left unanswered and
+   * The `Stop` hook, then the last round and the final dispatch (ENG-147,
+   * ENG-169, ENG-170). The final input answers the calls the round left unanswered and
    * ends with the directive; neither is persisted.
    */
   private async stopWhen(response: Response): Promise<void> {
@@ -472,7 +472,7 @@ export class Run {
     await this.complete(final, this.reason);
   }
 
-  /** Round (b) and the approval pause (ENG-129, ENG-143, ENG-155). */
+  /** Round (b) and the approval pause (ENG-164, ENG-143, ENG-155). */
   private async approvalPause(response: Response, calls: readonly Call[]): Promise<boolean> {
     const approval = calls.filter((call) => this.toolKind(call) === 'approval');
     if (approval.length === 0) return false;
@@ -493,7 +493,7 @@ export class Run {
     return true;
   }
 
-  /** ENG-127, ENG-22, ENG-149. */
+  /** ENG-163, ENG-22, ENG-149. */
   private async decisionResume(): Promise<void> {
     const byId = new Map<string, JsonObject>();
     for (const item of this.state.pending) {
@@ -518,7 +518,7 @@ export class Run {
     this.state.unsent.push(...results);
     this.state.pending = this.state.pending.filter((item) => !decided.has(String(item.callId)));
     if (this.state.pending.length > 0) {
-      // ENG-127 step 6: pause again as awaiting approval
+      // ENG-163 step 6, ENG-149: pause again as awaiting approval
       this.state.status = AWAITING_APPROVAL;
       this.save();
       this.end = { status: this.savedStatus(), reason: 'complete', finalResponseId: null, finalText: null, stopVerdict: this.stopVerdict() };
@@ -534,7 +534,7 @@ export class Run {
     }
     this.state.messages.push(...this.state.unsent.map(unsentOutputItem));
     this.state.unsent = [];
-    this.save(); // ENG-127 step 8: the results join the conversation before the dispatch
+    this.save(); // ENG-163 step 8: the results join the conversation before the dispatch
     this.input = clone(this.state.messages);
     await this.firstResponse(this.dispatch('resume', this.input));
   }

@@ -1,5 +1,5 @@
 /**
- * The caller's tool choice, forced choices and their consumption (ENG-133, ENG-145).
+ * The caller's tool choice, forced choices and their consumption (ENG-145).
  *
  * A *forced* choice is `required` or any object (`typeof … === 'object'`, an
  * array included) except an `allowed_tools` whose `mode` is not `required`.
@@ -48,7 +48,7 @@ export class ToolChoicePolicy {
     return this.key !== undefined && this.storedKey === this.key;
   }
 
-  /** The caller's choice for this dispatch, or undefined: none is sent (ENG-133). */
+  /** The caller's choice for this dispatch, or undefined: none is sent (ENG-145). */
   offer(dispatch: number): unknown {
     if (!this.forced) return this.choice;
     if (dispatch < this.start) return undefined;

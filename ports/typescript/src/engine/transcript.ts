@@ -1,5 +1,5 @@
 /**
- * The observable run as plain JSON (ENG-15): one record per run of a scenario
+ * The observable run as plain JSON (ENG-156): one record per run of a scenario
  * with every dispatch's request, the hook events, the tool bodies that ran,
  * the warnings (informative, ENG-108), the run's end and the persisted state.
  * Member order follows the reference engine's transcript.
@@ -27,7 +27,7 @@ export interface HookEvent {
   appliedAction?: string;
 }
 
-/** A tool body that ran, with the arguments the model issued (ENG-100). */
+/** A tool body that ran, with the arguments the model issued (ENG-140). */
 export interface Execution {
   callId: string;
   name: string;
@@ -51,7 +51,7 @@ export interface RunEnd {
   error?: RunError;
 }
 
-/** Everything one run made observable (ENG-15). */
+/** Everything one run made observable (ENG-156). */
 export interface RunTranscript {
   index: number;
   decisionResume: boolean;

@@ -59,7 +59,7 @@ function assertConversation(result: SpawnSyncReturns<string>, implementation: st
   assert.equal((nullOption?.error as { code: string }).code, 'type-error');
   // JSON.parse makes __proto__ an own member, as the answer has it
   assert.deepEqual(protoKey?.result, JSON.parse('{"kind":"key","keyMaterial":{"__proto__":{}}}'));
-  // the engine level (protocol 1.2) ships in the package: a one-response run ends complete (ENG-125)
+  // the engine level (protocol 1.2) ships in the package: a one-response run ends complete (ENG-161)
   const transcript = scenario?.result as { scenario: string; runs: { end: { status: string; finalResponseId: string } }[] };
   assert.equal(transcript.scenario, 'pkg');
   assert.deepEqual([transcript.runs[0]?.end.status, transcript.runs[0]?.end.finalResponseId], ['complete', 'resp_1']);
