@@ -1,4 +1,4 @@
-"""A call's arguments and loop identity (ENG-37..ENG-152, ENG-49, ENG-154).
+"""A call's arguments and loop identity (ENG-37..ENG-41, ENG-49, ENG-137, ENG-152, ENG-154).
 
 Arguments are parsed as JS ``JSON.parse`` would; a raw string that does not
 parse makes the call *malformed*. The identity of a parsed call is its

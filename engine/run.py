@@ -249,7 +249,7 @@ class Run:
             self._save()
 
     def _halt(self, response: Response, outcomes: list[Outcome]) -> None:
-        """Leave through a stop gate: seal, then end with ``doom_loop`` (ENG-166..ENG-86)."""
+        """Leave through a stop gate: seal, then end with doom_loop (ENG-85, ENG-86, ENG-166)."""
         self._seal(response, outcomes)
         self._finish(response, "doom_loop")
 

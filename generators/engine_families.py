@@ -550,7 +550,7 @@ def _stop_pending_responses(draw: DrawFn, tag: str, budget: int) -> list[JsonObj
 @composite
 def stop_pending_scenarios(draw: DrawFn) -> DrawnScenario:
     """A stop armed in the round that pauses for approval or HITL, then decisions over a
-    condemned conversation, then perhaps a fresh turn (ENG-167, ENG-158..ENG-120)."""
+    condemned conversation, then perhaps a fresh turn (ENG-119, ENG-120, ENG-158, ENG-167)."""
     responses = draw(_stop_pending_responses("r0", 4))
     ladder = draw(ladders(off=("escalate", "stop")))
     ladder["stop"] = len(responses)  # reached by the read call of the pausing response

@@ -88,3 +88,28 @@ def test_the_sdk_interleaving_differs_from_the_reference_order(
         if not compare_transcripts(transcript, sdk, order) and compare_transcripts(transcript, sdk):
             reordered += 1
     assert reordered > 20
+
+
+ENGINE_PROFILE = support.REPO / "conformance" / "profiles" / "sdk-engine-0.9.0.txt"
+
+
+def test_the_sdk_engine_profile_is_runner_data() -> None:
+    """The engine profile reads as an expected-failures file: no entry (every §10.11
+    decision is adopted or outside the domain, spec §15.7.5), and the decision vectors
+    it names as unverified exist."""
+    import re
+
+    from doomloop_kit.conformance.runner import read_expected_failures
+    from doomloop_kit.vectorset.files import iter_vector_files, load_vector_file
+
+    assert read_expected_failures(ENGINE_PROFILE) == []
+    named = re.findall(r"engine-sdk-loop/l-\d+", ENGINE_PROFILE.read_text(encoding="utf-8"))
+    ids = {
+        vector.id
+        for path in iter_vector_files(support.COMMITTED)
+        for vector in load_vector_file(path).vectors
+    }
+    assert len(named) == 3
+    for prefix in named:
+        (found,) = [i for i in ids if i.startswith(prefix + "-")]
+        assert "decision" in found
