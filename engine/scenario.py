@@ -160,6 +160,8 @@ class RequestSpec:
         )
         models = data.get("models")
         steps = data.get("stopWhenSteps")
+        if "toolChoice" in data and data["toolChoice"] is None:  # ENG-172
+            raise ScenarioError(f"{where}.toolChoice: null is not a tool choice")
         start = data.get("toolChoiceFromDispatch", 0)
         # ENG-23: counts are JSON integers; true and false are not counts
         if (

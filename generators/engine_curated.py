@@ -405,6 +405,16 @@ BAD_INPUT: Final[list[dict[str, Any]]] = [
         "fact": _rejected("step counts"),
     },
     {
+        "name": "malformed-tool-choice-null",
+        "description": "a toolChoice of null is bad-scenario: the SDK's reading of it is not "
+        "recorded (ENG-172)",
+        "spec": ["ENG-172"],
+        "scenario": _scenario(
+            "malformed-tool-choice-null", request={"toolChoice": None}, runs=[fresh([])]
+        ),
+        "fact": _rejected("request.toolChoice"),
+    },
+    {
         "name": "malformed-run-neither-fresh-nor-decision",
         "description": "a run with neither input (fresh turn) nor decisions is bad-scenario",
         "spec": ["ENG-23"],

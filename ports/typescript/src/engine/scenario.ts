@@ -169,6 +169,10 @@ function readRequest(value: unknown, where: string): RequestSpec {
     throw new ScenarioError(`${where}: dispatch and step counts must be integers`);
   }
   const models = member(data, 'models', null);
+  if ('toolChoice' in data && data.toolChoice === null) {
+    // ENG-172: the SDK's reading of a null tool choice is not known; omit the member
+    throw new ScenarioError(`${where}.toolChoice: null is not a tool choice`);
+  }
   return {
     model: string(member(data, 'model', 'cheap-model'), `${where}.model`),
     models: models === null ? undefined : strings(models, `${where}.models`),
