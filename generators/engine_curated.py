@@ -174,6 +174,13 @@ def _end(at: str, value: Any, run: int = 0) -> dict[str, Any]:
     return {"kind": "end", "run": run, "at": at, "equals": value}
 
 
+def _nested(value: Any, arrays: int) -> Any:
+    """``value`` inside ``arrays`` nested arrays."""
+    for _ in range(arrays):
+        value = [value]
+    return value
+
+
 def _rejected(names: str) -> dict[str, Any]:
     return {"kind": BAD_SCENARIO, "names": names}
 
@@ -411,6 +418,19 @@ BAD_INPUT: Final[list[dict[str, Any]]] = [
         "spec": ["ENG-172"],
         "scenario": _scenario(
             "malformed-tool-choice-null", request={"toolChoice": None}, runs=[fresh([])]
+        ),
+        "fact": _rejected("request.toolChoice"),
+    },
+    {
+        "name": "malformed-tool-choice-not-canonical",
+        "description": "a forced toolChoice holding 0 at depth 65 (64 arrays deep in its "
+        "member x) has no canonical JSON form (CAN-16): bad-scenario, the SDK's handling "
+        "of it is not recorded (ENG-173)",
+        "spec": ["ENG-173"],
+        "scenario": _scenario(
+            "malformed-tool-choice-not-canonical",
+            request={"toolChoice": {"type": "function", "name": "read", "x": _nested(0, 64)}},
+            runs=[fresh([])],
         ),
         "fact": _rejected("request.toolChoice"),
     },

@@ -63,6 +63,7 @@ def test_bad_input_covers_eng_20_to_23_one_fact_each() -> None:
         "ENG-22",
         "ENG-23",
         "ENG-172",
+        "ENG-173",
     }
     assert all(len(v.facts) == 1 for v in vectors)
     rejected = [v for v in vectors if v.steps[0].expect == {"error": "bad-scenario"}]
@@ -81,6 +82,7 @@ def test_bad_input_covers_eng_20_to_23_one_fact_each() -> None:
         "malformed-step-count-boolean",
         "malformed-run-neither-fresh-nor-decision",
         "malformed-tool-choice-null",
+        "malformed-tool-choice-not-canonical",
     }
 
 

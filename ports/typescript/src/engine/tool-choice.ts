@@ -9,6 +9,7 @@
  * RFC 8785 canonical JSON of the choice.
  */
 
+import { ScenarioError } from './errors.js';
 import { clone, defineMember, isObject } from './json.js';
 import type { MonitorModule } from './monitor-api.js';
 
@@ -29,7 +30,7 @@ export function relaxed(choice: unknown): unknown {
 /** Offers the caller's choice per dispatch and keeps the consumption key. */
 export class ToolChoicePolicy {
   private readonly forced: boolean;
-  /** The key this choice is recorded under once consumed; undefined when it cannot be written. */
+  /** The key this choice is recorded under once consumed; undefined when it is not forced. */
   private readonly key: string | undefined;
 
   /** `storedKey`: the `consumedForcedToolChoiceKey` the state holds, as loaded or last set. */
@@ -40,7 +41,7 @@ export class ToolChoicePolicy {
     public storedKey: string | undefined,
   ) {
     this.forced = isForced(choice);
-    this.key = this.forced ? consumptionKey(canonicalize, choice) : undefined;
+    this.key = this.forced ? canonicalize(choice) : undefined; // ENG-173: a read scenario's choice has one
   }
 
   /** A stored key matches only when spelled exactly as this choice's key (ENG-145). */
@@ -77,11 +78,16 @@ export class ToolChoicePolicy {
   }
 }
 
-/** The canonical JSON the state records (ENG-145); undefined when it cannot be written. */
-function consumptionKey(canonicalize: MonitorModule['canonicalizeKeyMaterial'], choice: unknown): string | undefined {
+/**
+ * A caller's tool choice must have a canonical JSON form, the form its
+ * consumption is recorded under (ENG-173, ENG-145): a scenario whose choice
+ * has none is not well formed. Throws {@link ScenarioError} before any run starts.
+ */
+export function requireCanonicalChoice(canonicalize: MonitorModule['canonicalizeKeyMaterial'], choice: unknown): void {
+  if (choice === undefined) return;
   try {
-    return canonicalize(choice);
-  } catch {
-    return undefined;
+    canonicalize(choice);
+  } catch (error) {
+    throw new ScenarioError(`request.toolChoice: no canonical JSON form (${(error as Error).message})`);
   }
 }
