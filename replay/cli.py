@@ -16,6 +16,7 @@ from typing import Protocol, TextIO
 
 from doomloop_kit.conformance.protocol import DEFAULT_TIMEOUT
 from doomloop_kit.conformance.supervisor import positive_seconds
+from doomloop_kit.vectorset import writing
 
 from . import examples
 from . import options as replay_options
@@ -122,6 +123,9 @@ def run_with(args: argparse.Namespace, out: TextIO) -> int:
 
     try:
         args.log = examples.resolve(args.log)
+        outputs = (("--json", args.json), ("--html", args.html))
+        # before the replay: each path writable, and no two outputs into one file
+        writing.check_outputs((option, path) for option, path in outputs if path is not None)
         options = options_from_args(args)
         if args.sweep is not None:
             if args.json or args.html or args.port:
