@@ -38,7 +38,7 @@ from hypothesis import HealthCheck, Phase, Verbosity, assume, given, settings
 from hypothesis import seed as hypothesis_seed
 from hypothesis.errors import Unsatisfiable
 
-from . import report
+from . import interrupts, report
 from .execute import VectorRun
 from .outcomes import ExitStatus, Outcome, Status, show
 from .protocol import HarnessFault, ProtocolMismatch
@@ -410,8 +410,9 @@ def run(args: argparse.Namespace) -> int:
         out.note(f"error: fuzzing stopped: {abort}")
         return ExitStatus.ERRORED
     finally:
-        for side in sides:
-            side.supervisor.stop()
+        with interrupts.held():  # a second Ctrl-C must not leave a harness behind
+            for side in sides:
+                side.supervisor.stop()
 
 
 def _report(
