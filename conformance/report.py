@@ -15,7 +15,6 @@ selected vector and a ``footer`` line with the totals and how the run ended.
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
 import xml.etree.ElementTree as ET
@@ -34,23 +33,6 @@ CONSOLE_LINE_CHARS = 300
 
 UNFINISHED = "the run has not ended, or was killed before it could write its report"
 """What an unfinished report says (:func:`write_unfinished`)."""
-
-
-class OutputPathError(Exception):
-    """A report cannot be written where the options say."""
-
-
-def check_output_dir(path: Path, option: str) -> None:
-    """Make sure files can be written under the directory ``path`` (creates nothing)."""
-    if path.exists() and not path.is_dir():
-        raise OutputPathError(f"{option} {path}: is not a directory")
-    existing = path
-    while not existing.exists() and existing != existing.parent:
-        existing = existing.parent
-    if not existing.is_dir():
-        raise OutputPathError(f"{option} {path}: {existing} is not a directory")
-    if not os.access(existing, os.W_OK | os.X_OK):
-        raise OutputPathError(f"{option} {path}: cannot write in {existing}")
 
 
 def json_lines(lines: Iterable[dict[str, Any]]) -> bytes:

@@ -136,6 +136,8 @@ def run_with(args: argparse.Namespace, out: TextIO) -> int:
         message = error.args[0] if isinstance(error, KeyError) else error
         print(f"doomloop-kit replay: {message}", file=sys.stderr)
         return EXIT_UNUSABLE
+    except BrokenPipeError:  # stdout closed: the command line ends it (exit 141)
+        raise
     except OSError as error:  # an output file that cannot be written
         print(f"doomloop-kit replay: {error.filename}: {error.strerror}", file=sys.stderr)
         return EXIT_UNUSABLE

@@ -196,6 +196,32 @@ def test_a_closed_stdout_stops_the_run_and_no_report_says_complete(tmp_path: Pat
     assert ET.parse(junit).getroot().get("errors") != "0"
 
 
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["replay", "example:repeated-fan-out", "--json", "{tmp}/replay.jsonl"],
+        ["conformance", "fuzz", "--port", support.REFERENCE, "--examples", "5"],
+    ],
+    ids=["replay", "fuzz"],
+)
+def test_a_closed_stdout_ends_every_command_with_141_and_one_line(
+    tmp_path: Path, command: list[str]
+) -> None:
+    args = [word.replace("{tmp}", str(tmp_path)) for word in command]
+    process = subprocess.Popen(
+        [*KIT, *args, *(["--out", str(tmp_path)] if "fuzz" in args else [])],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert process.stdout is not None
+    process.stdout.close()  # nobody reads: the first line written finds the pipe closed
+    _, stderr = process.communicate(timeout=120)
+    assert process.returncode == 141, stderr
+    assert _one_line(stderr) == "doomloop-kit: stdout was closed; stopped"
+    assert not (tmp_path / "replay.jsonl").exists()  # a replay cut short writes no report
+
+
 # -- a full disk -----------------------------------------------------------------------------
 
 

@@ -139,6 +139,15 @@ def target(path: Path | str) -> Target:
     return Target(path, real, False, identity)
 
 
+def check_folder(path: Path) -> None:
+    """An output folder (files are written under it; created if missing): not a file, and
+    its first existing ancestor a writable directory. Creates nothing."""
+    found = _stat(path)
+    if found is not None and not stat.S_ISDIR(found.st_mode):
+        raise OutputError(path, "is not a directory")
+    _check_folder(path, path)
+
+
 def _check_folder(path: Path, folder: Path) -> None:
     """The folder of a plain output: its first existing ancestor must be a writable directory."""
     existing = folder
