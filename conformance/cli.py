@@ -124,7 +124,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             except interrupts.Interrupted as stop:
                 interrupts.say(f"doomloop-kit: interrupted by {stop.name}")
                 return stop.exit_status
-            except KeyboardInterrupt:  # SIGINT before the handlers were installed
+            except KeyboardInterrupt:  # raised by other means than our handlers
                 interrupts.say("doomloop-kit: interrupted by SIGINT")
                 return 128 + signal.SIGINT
             except (interrupts.StdoutClosed, BrokenPipeError):
