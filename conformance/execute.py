@@ -16,7 +16,7 @@ with that state, ``close`` of the old session).
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any, Final
 
 from doomloop_kit.vectorset import files as vformat
@@ -259,7 +259,7 @@ class VectorRun:
                 )
             if _same_text(step.expected_result, result):
                 continue  # identical JSON text: equal by the comparison rule, no need to walk
-            differences = _comparison(op)(step.expected_result, result)
+            differences = _differences(step, result)
             if differences:
                 first = differences[0]
                 return self._failed(
@@ -337,10 +337,15 @@ def _answering_op(op: str) -> str:
     return "getState" if op == vformat.RESUME_OP else op
 
 
-def _comparison(op: str) -> Callable[[Any, Any], list[vformat.Difference]]:
-    """The comparison rule of a step: an engine transcript's (spec/vectors.md#engine-vectors)
-    for ``runScenario``, else the vector comparison rule."""
-    return compare_transcripts if op == vformat.ENGINE_OP else vformat.compare
+def _differences(step: vformat.Step, result: Any) -> list[vformat.Difference]:
+    """The comparison rule of a step: an engine transcript's, by its partial order
+    (spec/vectors.md#engine-vectors, ENG-139), for ``runScenario``; else the vector
+    comparison rule."""
+    if step.op == vformat.ENGINE_OP:
+        return compare_transcripts(
+            step.expected_result, result, step.expect.get(oracle.ENGINE_ORDER)
+        )
+    return vformat.compare(step.expected_result, result)
 
 
 def _same_text(expected: Any, actual: Any) -> bool:

@@ -29,10 +29,20 @@ feature the line needs that the harness does not declare (CONF-05; for
 ``js-coercion`` CFG-45, for ``js-inherited-members`` KEY-23). The corpus
 writes non-finite numbers as bare ``NaN``/``Infinity`` literals; they are sent
 as their tags.
+
+Engine lines (``sdk-engine-0.9.0-corpus.jsonl.gz``, one ``runScenario`` each)
+are judged with the reference engine run in-process: a scenario whose run the
+reference refuses as outside the engine level's domain is excluded (ENG-151);
+otherwise the SDK's transcript must equal the reference's, and the harness's
+transcript must equal the reference's, both by the partial order of ENG-139
+(the reference's order is the only one the two comparisons share). The
+recording harness spelled every error the SDK threw as ``sdk-error`` with the
+SDK's message: :data:`SDK_ERROR_KINDS` gives its kind (ENG-141).
 """
 
 from __future__ import annotations
 
+import functools
 import gzip
 import json
 import math
@@ -50,6 +60,7 @@ from doomloop_kit.reference import messages, wire
 from doomloop_kit.reference.jsvalues import is_number
 from doomloop_kit.vectorset import oracle
 from doomloop_kit.vectorset.files import compare
+from doomloop_kit.vectorset.transcripts import compare_transcripts
 
 MONITOR_OPS: Final = frozenset(
     {
@@ -192,10 +203,80 @@ def _derived_codes(op: str, result: Any) -> Any:
     return result
 
 
+SDK_ERROR_KINDS: Final = (
+    ("Invalid final response:", "invalid-final-response"),
+    ("Tool(s) require approval but no state accessor", "approval-needs-state-accessor"),
+    (
+        "approveToolCalls and rejectToolCalls require a state accessor",
+        "decisions-need-state-accessor",
+    ),
+    ("TypeError:", "type-error"),
+)
+"""The kind of each error the SDK threw (ENG-141), by the start of its message."""
+
+
+def sdk_transcript(result: Any) -> Any:
+    """The SDK's transcript with each ``sdk-error`` given its kind (ENG-141)."""
+    if not isinstance(result, Mapping) or not isinstance(result.get("runs"), list):
+        return result
+    runs = []
+    for run in result["runs"]:
+        error = run.get("end", {}).get("error") if isinstance(run, Mapping) else None
+        if isinstance(error, Mapping) and error.get("kind") == "sdk-error":
+            message = str(error.get("message", ""))
+            kind = next((k for start, k in SDK_ERROR_KINDS if message.startswith(start)), None)
+            if kind is not None:
+                run = {**run, "end": {**run["end"], "error": {**error, "kind": kind}}}
+        runs.append(run)
+    return {**result, "runs": runs}
+
+
+@functools.lru_cache(maxsize=4)
+def _reference_run(raw_scenario: str) -> tuple[Any, Any] | None:
+    """The reference engine's transcript and order for a scenario; None when the run
+    leaves the engine level's domain (ENG-151). A malformed scenario raises."""
+    from doomloop_kit.engine import OutsideDomain, Scenario, run_scenario
+    from doomloop_kit.engine.jsjson import stringify
+
+    try:
+        transcript = run_scenario(Scenario.from_json(json.loads(raw_scenario)))
+    except OutsideDomain:
+        return None
+    return json.loads(stringify(transcript.to_json())), transcript.event_order()
+
+
+def _scenario_key(line: Line) -> str:
+    request = line.request if isinstance(line.request, Mapping) else {}
+    return json.dumps(request.get("scenario"))
+
+
+def outside_engine_domain(line: Line) -> bool:
+    """A ``runScenario`` line whose run the reference refuses as outside the domain."""
+    request = line.request if isinstance(line.request, Mapping) else {}
+    return request.get("op") == oracle.ENGINE_OP and _reference_run(_scenario_key(line)) is None
+
+
+def _engine_differences(line: Line, actual: Mapping[str, Any]) -> list[str]:
+    """A ``runScenario`` line: SDK = reference = harness, by the partial order (ENG-139)."""
+    found = [str(d) for d in compare(line.sdk.get("id"), actual.get("id"), "$.id")]
+    reference = _reference_run(_scenario_key(line))
+    assert reference is not None, "outside the domain: excluded before comparing"
+    transcript, order = reference
+    if "result" not in line.sdk:
+        return [*found, f"the recording holds no transcript: {line.sdk}"]
+    sdk = compare_transcripts(transcript, sdk_transcript(line.sdk["result"]), order)
+    found += [f"the reference departs from the SDK: {d}" for d in sdk[:1]]
+    if "result" not in actual:
+        return [*found, f"expected a transcript, got {actual}"]
+    return found + [str(d) for d in compare_transcripts(transcript, actual["result"], order)[:1]]
+
+
 def differences(line: Line, actual: Mapping[str, Any]) -> list[str]:
     """Why the harness's answer is not the SDK's (empty when it is)."""
     expected = sdk_expectation(line.sdk)
     op = line.request.get("op") if isinstance(line.request, Mapping) else None
+    if op == oracle.ENGINE_OP:
+        return _engine_differences(line, actual)
     found = [str(d) for d in compare(expected.get("id"), actual.get("id"), "$.id")]
     if "error" in expected:
         error = actual.get("error")
@@ -218,6 +299,8 @@ def differences(line: Line, actual: Mapping[str, Any]) -> list[str]:
 # -- what a line needs, and the exclusion rules ---------------------------------------
 
 _INPUTS_IGNORED: Final = ("id", "op", "session")
+ENGINE_FEATURE: Final = "engine"
+"""The feature a ``runScenario`` line needs (spec/features.md#engine)."""
 
 
 def needs(line: Line) -> frozenset[str]:
@@ -233,6 +316,8 @@ def needs(line: Line) -> frozenset[str]:
         found.add("js-coercion")
     if oracle.needs_member_rule(request):
         found.add("js-inherited-members")
+    if request.get("op") == oracle.ENGINE_OP:
+        found.add(ENGINE_FEATURE)
     return frozenset(found)
 
 
@@ -289,6 +374,14 @@ SDK_0_9_0_RULES: Final = (
         lambda line, needed, declared: raw_negative_zero(line),
     ),
     *(_undeclared(feature) for feature in wire.FEATURES),
+    Rule(
+        "outside the engine level's domain",
+        "ENG-151",
+        "the run decides a pending call twice, pauses for approval beside a call of a hitl "
+        "tool, or approves a call of a hitl tool whose body returns null",
+        lambda line, needed, declared: outside_engine_domain(line),
+    ),
+    _undeclared(ENGINE_FEATURE),
 )
 """Every exclusion the replay of the SDK 0.9.0 recordings applies."""
 

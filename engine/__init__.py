@@ -4,10 +4,10 @@ Give :func:`run_scenario` a scenario (configuration, tool declarations,
 hook handlers, the caller's request, and runs with scripted model responses
 and decisions); it returns the :class:`Transcript` of what every dispatch
 sent, the hook events, the tool bodies that ran, each run's end and the
-persisted state (ENG-15). Each module is one concept and cites ENG ids.
+persisted state (ENG-156). Each module is one concept and cites ENG ids.
 """
 
-from .errors import ScenarioError
+from .errors import OutsideDomain, RunFailed, ScenarioError
 from .scenario import (
     HandlerSpec,
     RequestSpec,
@@ -24,8 +24,10 @@ __all__ = [
     "Execution",
     "HandlerSpec",
     "HookEvent",
+    "OutsideDomain",
     "RequestSpec",
     "RunEnd",
+    "RunFailed",
     "RunSpec",
     "RunTranscript",
     "Scenario",

@@ -33,12 +33,13 @@ class Actions:
     def apply(self, verdict: Verdict, tool_input: object = UNDEFINED) -> str:
         """Hook, resolve and apply one non-duplicate verdict; return the applied action.
 
-        ENG-61: hook first, then the side effect. ENG-89/ENG-90: the payload.
+        ENG-61: hook first, then the side effect. ENG-89/ENG-153: the payload.
         ENG-93..ENG-98: the applied action.
         """
         payload = verdict.to_json()
-        if isinstance(tool_input, Mapping):
-            payload = {**payload, "toolInput": dict(tool_input)}
+        if isinstance(tool_input, Mapping):  # ENG-153: copied member by member, as JS assigns
+            copied = {name: value for name, value in tool_input.items() if name != "__proto__"}
+            payload = {**payload, "toolInput": copied}
             payload["message"] = payload.pop("message")  # keep message last
         action = self._hooks.override_for(payload) or verdict.action
         if verdict.detector != "tool-fingerprint" and action == "block":

@@ -1,4 +1,4 @@
-"""The conversation state the engine saves through the caller's accessor (ENG-122).
+"""The conversation state the engine saves through the caller's accessor (ENG-159).
 
 Engine-internal and mutable; :meth:`Conversation.to_json` is the persisted
 form. Members this engine does not know are kept as loaded.

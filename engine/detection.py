@@ -17,6 +17,7 @@ from doomloop_kit.reference import (
     CanonicalizationError,
     DetectorKind,
     DoomLoopMonitor,
+    LoopKeyResolution,
     ToolCall,
 )
 
@@ -54,14 +55,23 @@ def _parts(item: Mapping[str, object]) -> list[object]:
     return content if isinstance(content, list) else []
 
 
-def response_text(output: tuple[Mapping[str, object], ...]) -> str:
-    """The response's output text: its ``output_text`` parts, in order, joined (ENG-110)."""
-    return "".join(
+def _texts(item: Mapping[str, object]) -> list[str]:
+    return [
         str(part.get("text", ""))
-        for item in output
         for part in _parts(item)
         if isinstance(part, Mapping) and part.get("type") == "output_text"
-    )
+    ]
+
+
+def response_text(output: tuple[Mapping[str, object], ...]) -> str:
+    """The response's text: the ``output_text`` parts of its first message that has
+    any, joined; ``""`` when none has (ENG-157: a scripted response carries no
+    ``outputText`` of its own)."""
+    for item in output:
+        texts = _texts(item)
+        if texts:
+            return "".join(texts)
+    return ""
 
 
 def server_identity(item: Mapping[str, object]) -> dict[str, object]:
@@ -92,12 +102,17 @@ class Detection:
     # -- rounds ----------------------------------------------------------------
 
     def open_round(self, batch: list[Call]) -> None:
-        """Open a round, clear its tables, declare its calls (ENG-32, ENG-33, ENG-35..ENG-43)."""
+        """Open a round, clear its tables, declare its calls (ENG-32, ENG-33, ENG-35..ENG-43).
+
+        Only calls whose identity resolved take part in the duplicate-id step
+        (ENG-152): a malformed, manual, unknown or unresolvable call
+        sharing an id with a resolved call leaves that call's cache entry in place.
+        """
         self.round += 1
         self._decisions.clear()
         self._cache.clear()
-        id_counts = Counter(call.call_id for call in batch)
         declared: list[ToolCall] = []
+        resolved: list[tuple[Call, tuple[LoopKeyResolution, object]]] = []
         for call in batch:
             tool = self._scenario.tool(call.name)
             if tool is None or not tool.executable:
@@ -106,19 +121,19 @@ class Detection:
                 declared.append(ToolCall(call.name, call.arguments.raw))  # ENG-37
                 continue
             try:
-                resolved = self._identity.resolve(call)
+                resolution = self._identity.resolve(call)
             except ResolutionError as error:  # ENG-40
                 self._warnings.append(
                     f'[DoomLoop] could not resolve loop identity for "{call.name}" while '
                     f"declaring the round; excluding it from the round set: {error}"
                 )
                 continue
-            duplicate_id = id_counts[call.call_id] > 1
-            self._cache[call.call_id] = (
-                _DUPLICATE_ID if duplicate_id else resolved
-            )  # ENG-41, ENG-42
-            if resolved[0].kind in KEYED:
-                declared.append(ToolCall(call.name, resolved[0].key_material))  # ENG-39
+            resolved.append((call, resolution))
+            if resolution[0].kind in KEYED:
+                declared.append(ToolCall(call.name, resolution[0].key_material))  # ENG-39
+        id_counts = Counter(call.call_id for call, _ in resolved)
+        for call, resolution in resolved:  # ENG-41, ENG-152
+            self._cache[call.call_id] = _DUPLICATE_ID if id_counts[call.call_id] > 1 else resolution
         self._warnings.extend(self.monitor.declare_round(self.round, declared))  # ENG-43
 
     # -- evaluations -----------------------------------------------------------

@@ -1,4 +1,4 @@
-"""Hook emission and ``DoomLoopDetected`` handler outcomes (ENG-89..ENG-97, ENG-99, ENG-100)."""
+"""Hook emission and ``DoomLoopDetected`` handler outcomes (ENG-89..ENG-97, ENG-99, ENG-140)."""
 
 from __future__ import annotations
 
@@ -17,10 +17,12 @@ class Hooks:
         self._handlers = handlers
         self._warnings = warnings
         self.events: list[HookEvent] = []
+        self.slot: tuple[int, int] | None = None
+        """Set while a call of a concurrent batch is processed (ENG-138)."""
 
     def emit(self, hook: str, payload: dict[str, object]) -> None:
         """A lifecycle hook (``SessionStart``, ``PreToolUse``, ``SessionEnd``, …)."""
-        self.events.append(HookEvent(hook, payload))
+        self.events.append(HookEvent(hook, payload, slot=self.slot))
 
     def override_for(self, payload: Mapping[str, object]) -> str | None:
         """Run every matching handler; the last valid override wins (ENG-91, ENG-93, ENG-97)."""
@@ -48,4 +50,4 @@ class Hooks:
 
     def detected(self, payload: dict[str, object], applied_action: str) -> None:
         """Record a ``DoomLoopDetected`` emission with the action finally applied (ENG-98)."""
-        self.events.append(HookEvent("DoomLoopDetected", payload, applied_action))
+        self.events.append(HookEvent("DoomLoopDetected", payload, applied_action, self.slot))

@@ -1,4 +1,4 @@
-"""A call's arguments and loop identity (ENG-37..ENG-42, ENG-49, EOQ-04).
+"""A call's arguments and loop identity (ENG-37..ENG-41, ENG-49, ENG-137, ENG-152, ENG-154).
 
 Arguments are parsed as JS ``JSON.parse`` would; a raw string that does not
 parse makes the call *malformed*. The identity of a parsed call is its
@@ -36,18 +36,22 @@ def _no_constants(name: str) -> object:
 
 
 def parse_arguments(raw: str) -> object:
-    """The parsed arguments, or :class:`Malformed` (ENG-37, ENG-38).
+    """The parsed arguments, or :class:`Malformed` (ENG-37, ENG-38, ENG-137).
 
-    Empty or whitespace-only text parses as ``{}``, whitespace being what JS
-    ``trim`` removes (TXT-04), not Python's set; ``NaN`` and ``Infinity`` are
-    not JSON, as in JS.
+    The text is trimmed as JS ``trim`` does (TXT-04, not Python's whitespace)
+    and then parsed: empty text parses as ``{}``; ``NaN`` and ``Infinity`` are
+    not JSON, as in JS. Text that does not parse is malformed with the raw
+    text as its identity; text that parses to a string is malformed too, the
+    parsed string being its identity (ENG-137).
     """
-    if not raw.strip(JS_WHITESPACE):
+    text = raw.strip(JS_WHITESPACE)
+    if not text:
         return {}
     try:
-        return cast(object, json.loads(raw, parse_constant=_no_constants))
+        parsed = cast(object, json.loads(text, parse_constant=_no_constants))
     except ValueError:
         return Malformed(raw)
+    return Malformed(parsed) if isinstance(parsed, str) else parsed
 
 
 @dataclass(frozen=True)
@@ -92,12 +96,28 @@ class IdentityResolver:
         if isinstance(loop_key, ResolutionFault):
             raise ResolutionError(loop_key.message)
         args = {} if call.arguments is None else call.arguments  # ENG-39
-        if not isinstance(args, Mapping):  # EOQ-04
-            if loop_key is UNDEFINED:
-                return LoopKeyResolution("key", args), args
-            if isinstance(loop_key, list | tuple):
-                raise ResolutionError("cannot look up loopKey fields in a non-object value")
+        if isinstance(loop_key, list | tuple) and loop_key and not isinstance(args, Mapping):
+            return _fields_of_non_object(loop_key, args), args  # ENG-154
         return resolve_loop_key_material(loop_key, cast(Mapping[str, object], args)), args
+
+
+def _fields_of_non_object(
+    fields: list[object] | tuple[object, ...], args: object
+) -> LoopKeyResolution:
+    """A non-empty field list on arguments that are not an object (ENG-154).
+
+    JS ``in`` on an array finds its index names and ``length``; on a number
+    or a boolean it throws, so resolution fails (ENG-40). The fallback keys
+    on the array itself.
+    """
+    if not isinstance(args, list):
+        raise ResolutionError("cannot use 'in' to look up loopKey fields in a primitive")
+    members: dict[str, object] = {str(index): value for index, value in enumerate(args)}
+    members["length"] = len(args)
+    resolution = resolve_loop_key_material(fields, members)
+    if resolution.kind == "fallback":
+        return LoopKeyResolution("fallback", args, resolution.warning)
+    return resolution
 
 
 def retry_identity(resolution: LoopKeyResolution, args: object) -> object:

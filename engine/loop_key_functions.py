@@ -24,10 +24,15 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from doomloop_kit.reference import UNDEFINED
+from doomloop_kit.reference.utf16 import JS_WHITESPACE
 
 from .errors import ScenarioError
+from .jsjson import stringify
 
-_TRANSFORMS: dict[str, Callable[[str], str]] = {"trim": str.strip, "lower": str.lower}
+_TRANSFORMS: dict[str, Callable[[str], str]] = {
+    "trim": lambda text: text.strip(JS_WHITESPACE),  # JS trim (TXT-04)
+    "lower": str.lower,
+}
 
 
 class LoopKeyFunctionError(Exception):
@@ -41,14 +46,26 @@ class ResolutionFault:
     message: str
 
 
+def _member(args: object, name: str) -> object:
+    """``args[name]`` as JS reads it: an object's member, an array's element or
+    ``length``, and ``undefined`` on anything else (ENG-154)."""
+    if isinstance(args, Mapping):
+        return args.get(name, UNDEFINED)
+    if isinstance(args, list):
+        if name == "length":
+            return len(args)
+        if name.isdecimal() and name == str(int(name)) and int(name) < len(args):
+            return args[int(name)]  # a canonical index name
+    return UNDEFINED
+
+
 def _project(fields: Mapping[str, list[str]], args: object) -> object:
-    members = args if isinstance(args, Mapping) else {}
     result: dict[str, object] = {}
     for name, transforms in fields.items():
-        value = members.get(name, UNDEFINED)
+        value = _member(args, name)
         for transform in transforms:
             if not isinstance(value, str):
-                raise LoopKeyFunctionError(f"cannot {transform} field {name!r}")
+                raise LoopKeyFunctionError(f"cannot {transform} field {stringify(name)}")
             value = _TRANSFORMS[transform](value)
         result[name] = value
     return result

@@ -6,6 +6,7 @@ unanswerable call becomes differs.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import Enum
 
@@ -13,6 +14,7 @@ from doomloop_kit.reference import UNDEFINED
 
 from . import texts
 from .detection import PROCEED, Detection
+from .errors import OutsideDomain
 from .hooks import Hooks
 from .identity import Call, Malformed
 from .jsjson import stringify
@@ -26,6 +28,12 @@ class BatchKind(Enum):
     NORMAL = "normal"
     APPROVAL_PAUSE = "approval-pause"
     APPROVED = "approved"
+
+    @property
+    def concurrent(self) -> bool:
+        """The calls of a normal or approval-pause batch run concurrently (ENG-138);
+        the approved calls of a decision resume run one after another."""
+        return self is not BatchKind.APPROVED
 
 
 @dataclass(frozen=True)
@@ -91,18 +99,32 @@ class RoundRunner:
         self._detection = detection
         self._hooks = hooks
         self._executions = executions
+        self._concurrent_batches = 0
 
     def run(self, calls: list[Call], kind: BatchKind) -> list[Outcome]:
-        """Open a round (when detection is on) and run its calls in order (ENG-31, ENG-52)."""
+        """Open a round (when detection is on) and run its calls in order (ENG-31, ENG-52).
+
+        The calls are run one after another, which is one of the orders a
+        concurrent batch may give; the events of a concurrent batch carry
+        their slot, so that they are compared by the partial order (ENG-138).
+        """
         if self._detection is not None:
             self._detection.open_round(calls)
-        return [self._one(call, kind) for call in calls]
+        if not kind.concurrent:
+            return [self._one(call, kind) for call in calls]
+        self._concurrent_batches += 1
+        outcomes = []
+        for position, call in enumerate(calls):
+            self._hooks.slot = (self._concurrent_batches, position)
+            outcomes.append(self._one(call, kind))
+        self._hooks.slot = None
+        return outcomes
 
     def _one(self, call: Call, kind: BatchKind) -> Outcome:
         tool = self._scenario.tool(call.name)
         if tool is None or not tool.executable:
             if kind is BatchKind.APPROVED:
-                return Outcome(call, error=texts.NOT_EXECUTABLE)  # ENG-127 step 2
+                return Outcome(call, error=texts.NOT_EXECUTABLE)  # ENG-163 step 2
             return Outcome(call, answered=False)  # ENG-44: no checkpoint
         if isinstance(call.arguments, Malformed):
             if self._detection is not None:
@@ -111,18 +133,31 @@ class RoundRunner:
         decision = self._detection.check_call(call) if self._detection is not None else PROCEED
         if decision.blocks:  # ENG-78, ENG-83
             return Outcome(call, error=decision.message or texts.block_fallback(call.name))
-        if tool.kind == "hitl" and kind is BatchKind.NORMAL:
-            return Outcome(call, answered=False, hitl=True)  # ENG-135
-        return self._execute(call, tool)
+        return self._execute(call, tool, kind)
 
-    def _execute(self, call: Call, tool: ToolSpec) -> Outcome:
-        """``PreToolUse``, the body, ``PostToolUse`` or ``PostToolUseFailure`` (ENG-100, ENG-21)."""
+    def _execute(self, call: Call, tool: ToolSpec, kind: BatchKind) -> Outcome:
+        """``PreToolUse``, then the HITL pause or the body and its ``Post*`` event
+        (ENG-140, ENG-165, ENG-21); no tool hook for arguments that are not an object
+        (ENG-140)."""
         payload: dict[str, object] = {"toolName": call.name, "callId": call.call_id}
-        self._hooks.emit("PreToolUse", payload)
+        hooked = call.arguments is None or isinstance(call.arguments, Mapping)  # ENG-140
+        if hooked:
+            self._hooks.emit("PreToolUse", payload)
+        if tool.kind == "hitl" and kind is BatchKind.NORMAL:
+            return Outcome(call, answered=False, hitl=True)  # ENG-165: the handler pauses
+        if tool.kind == "hitl" and tool.result is None:
+            raise OutsideDomain(  # ENG-151: the SDK reads the null result as "pause again"
+                f"approved call {call.call_id!r} of a hitl tool whose body returns null"
+            )
         round_number = self._detection.round if self._detection is not None else 0
-        self._executions.append(Execution(call.call_id, call.name, call.arguments, round_number))
+        batch = None if self._hooks.slot is None else self._hooks.slot[0]
+        self._executions.append(
+            Execution(call.call_id, call.name, call.arguments, round_number, batch)
+        )
         if tool.fails is not None:
-            self._hooks.emit("PostToolUseFailure", {**payload, "error": tool.fails})
+            if hooked:
+                self._hooks.emit("PostToolUseFailure", {**payload, "error": tool.fails})
             return Outcome(call, error=tool.fails)
-        self._hooks.emit("PostToolUse", payload)
+        if hooked:
+            self._hooks.emit("PostToolUse", payload)
         return Outcome(call, output=tool.result)

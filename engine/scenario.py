@@ -133,14 +133,15 @@ class HandlerSpec:
 
 @dataclass(frozen=True)
 class RequestSpec:
-    """The caller's request: model, fallback models, tool choice, stopWhen (ENG-132, ENG-133)."""
+    """The caller's request: model, fallback models, tool choice, stopWhen (ENG-132, ENG-145)."""
 
     model: str = "cheap-model"
     models: tuple[str, ...] | None = None
     tool_choice: object = UNDEFINED
     tool_choice_from: int = 0
     stop_when_steps: int | None = None
-    allow_final_response: bool = True
+    allow_final_response: object = True
+    """As given (ENG-23: only ``false`` turns it off; a string is the directive, ENG-147)."""
 
     @classmethod
     def from_json(cls, value: object, where: str) -> RequestSpec:
@@ -159,6 +160,8 @@ class RequestSpec:
         )
         models = data.get("models")
         steps = data.get("stopWhenSteps")
+        if "toolChoice" in data and data["toolChoice"] is None:  # ENG-172
+            raise ScenarioError(f"{where}.toolChoice: null is not a tool choice")
         start = data.get("toolChoiceFromDispatch", 0)
         # ENG-23: counts are JSON integers; true and false are not counts
         if (
@@ -173,7 +176,7 @@ class RequestSpec:
             tool_choice=_json(data["toolChoice"]) if "toolChoice" in data else UNDEFINED,
             tool_choice_from=start,
             stop_when_steps=steps,
-            allow_final_response=data.get("allowFinalResponse", True) is not False,
+            allow_final_response=_json(data.get("allowFinalResponse", True)),
         )
 
 
@@ -203,7 +206,7 @@ class ScriptedResponse:
 
 @dataclass(frozen=True)
 class RunSpec:
-    """One invocation: a fresh turn (``input``) or a decision resume (ENG-124, ENG-127)."""
+    """One invocation: a fresh turn (``input``) or a decision resume (ENG-160, ENG-163)."""
 
     doom_loop: object = UNDEFINED
     """UNDEFINED: the scenario's option applies."""
@@ -214,7 +217,7 @@ class RunSpec:
 
     @property
     def decision_resume(self) -> bool:
-        """A non-empty approval or rejection list makes a decision resume (ENG-118)."""
+        """A non-empty approval or rejection list makes a decision resume (ENG-158)."""
         return bool(self.approve or self.reject)
 
     @classmethod
@@ -301,6 +304,10 @@ class Scenario:
         initial = data.get("initialState")
         if initial is not None:
             _object(initial, "initialState")
+        runs = tuple(
+            RunSpec.from_json(run, f"runs[{i}]")
+            for i, run in enumerate(_list(data.get("runs"), "runs"))
+        )
         return cls(
             id=_string(data.get("id"), "id"),
             tools=tools,
@@ -309,10 +316,7 @@ class Scenario:
                 for i, hook in enumerate(_list(data.get("hooks", []), "hooks"))
             ),
             request=RequestSpec.from_json(data.get("request", {}), "request"),
-            runs=tuple(
-                RunSpec.from_json(run, f"runs[{i}]")
-                for i, run in enumerate(_list(data.get("runs"), "runs"))
-            ),
+            runs=runs,
             doom_loop=_json(data.get("doomLoop", UNDEFINED)),
             state_accessor=data.get("stateAccessor", True) is not False,
             initial_state=_json(initial),

@@ -1,4 +1,4 @@
-"""Running a whole scenario: its runs in order over carried state (ENG-15, ENG-16).
+"""Running a whole scenario: its runs in order over carried state (ENG-156, ENG-16).
 
 This is the engine's entry point for tests, vector generation and the log
 replayer: :func:`run_scenario` takes a :class:`~.scenario.Scenario` or its

@@ -15,7 +15,7 @@ class SteerQueue:
             self._messages.append(message)
 
     def requeue(self, pending: object) -> None:
-        """Re-queue a restored ``pendingSteer``: strings only, in order (ENG-117)."""
+        """Re-queue a restored ``pendingSteer``: strings only, in order (ENG-171)."""
         if isinstance(pending, list):
             for message in pending:
                 if isinstance(message, str):

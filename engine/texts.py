@@ -13,6 +13,12 @@ ESCALATION_NOTICE_SUFFIX: Final = (
 )
 HALT_PREFIX: Final = "Run halted by doom-loop detection: "
 HALT_FALLBACK: Final = "Run halted by doom-loop detection."
+FINAL_DIRECTIVE: Final = (
+    "You have reached the tool-use limit, and tools are no longer available. Do not attempt "
+    "to call any more tools. Using the information you already have, write your final answer now."
+)
+SKIPPED: Final = "Tool execution skipped: step limit reached."
+"""The output, sent as it is, of a call left unanswered by the ``stopWhen`` round (ENG-147)."""
 REJECTED_BY_USER: Final = "Rejected by user"
 NOT_EXECUTABLE: Final = "Tool not found or not executable"
 
@@ -51,3 +57,16 @@ def block_fallback(tool_name: str) -> str:
         f'Doom loop suspected: tool "{tool_name}" is repeating identical calls. Repeating the '
         "call will not change the result. Take a different approach."
     )
+
+
+def final_directive(allow_final_response: object) -> str:
+    """The user message closing the final dispatch's input; ``""``: none (ENG-147).
+
+    ``true`` (or absent) gives the fixed text, a string is the directive
+    itself, and any other value (``0``, ``null``, an object) gives none.
+    """
+    if allow_final_response is True:
+        return FINAL_DIRECTIVE
+    if isinstance(allow_final_response, str):
+        return allow_final_response
+    return ""

@@ -1,4 +1,4 @@
-"""The observable run, as immutable records with a JSON form (ENG-15).
+"""The observable run, as immutable records with a JSON form (ENG-156).
 
 A :class:`Transcript` holds one :class:`RunTranscript` per run of a
 scenario: every dispatch's request, the hook events, the tool bodies that
@@ -53,11 +53,18 @@ class Dispatch:
 
 @dataclass(frozen=True)
 class HookEvent:
-    """One hook emission; ``applied_action`` is set for ``DoomLoopDetected`` (ENG-98)."""
+    """One hook emission; ``applied_action`` is set for ``DoomLoopDetected`` (ENG-98).
+
+    ``slot`` places an event of a concurrent batch (ENG-138): the batch's
+    number in the run (from 1) and the emitting call's position in the batch
+    (from 0); None for every other event. It is not part of the JSON form:
+    it gives the partial order the events are compared by (:meth:`RunTranscript.event_order`).
+    """
 
     hook: str
     payload: dict[str, object]
     applied_action: str | None = None
+    slot: tuple[int, int] | None = None
 
     def to_json(self) -> dict[str, object]:
         result: dict[str, object] = {"hook": self.hook, "payload": _frozen_json(self.payload)}
@@ -68,12 +75,17 @@ class HookEvent:
 
 @dataclass(frozen=True)
 class Execution:
-    """A tool body that ran, with the arguments the model issued (ENG-100)."""
+    """A tool body that ran, with the arguments the model issued (ENG-140).
+
+    ``batch`` is the number of the concurrent batch it ran in (ENG-138), None
+    in a sequential batch; like an event's slot it is not part of the JSON form.
+    """
 
     call_id: str
     name: str
     arguments: object
     round: int
+    batch: int | None = None
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -88,13 +100,14 @@ class Execution:
 class RunEnd:
     """How a run ended (ENG-86, ENG-87, ENG-20).
 
-    ``status`` is the conversation status; ``reason`` the ``SessionEnd``
-    reason the run reached (also when no hook could observe it);
+    ``status`` is the persisted status (None without a state accessor);
+    ``reason`` the ``SessionEnd`` reason the run reached (also when no hook
+    could observe it; None when it failed before ``SessionStart``);
     ``stop_verdict`` what ``getDoomLoopVerdict()`` gives (ENG-101).
     """
 
-    status: str
-    reason: str
+    status: object
+    reason: str | None
     final_response_id: str | None
     final_text: str | None
     stop_verdict: object
@@ -115,7 +128,7 @@ class RunEnd:
 
 @dataclass(frozen=True)
 class RunTranscript:
-    """Everything one run made observable (ENG-15)."""
+    """Everything one run made observable (ENG-156)."""
 
     index: int
     decision_resume: bool
@@ -132,6 +145,15 @@ class RunTranscript:
     def detections(self) -> tuple[HookEvent, ...]:
         """The ``DoomLoopDetected`` events, in order."""
         return tuple(event for event in self.events if event.hook == "DoomLoopDetected")
+
+    def event_order(self) -> dict[str, list[object]]:
+        """The partial order of the run (ENG-139): ``events``, one slot per event
+        (``[batch, call]`` inside a concurrent batch, else None), and ``executions``,
+        one batch number per execution (None in a sequential batch)."""
+        return {
+            "events": [None if event.slot is None else list(event.slot) for event in self.events],
+            "executions": [execution.batch for execution in self.executions],
+        }
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -158,3 +180,7 @@ class Transcript:
 
     def to_json(self) -> dict[str, object]:
         return {"scenario": self.scenario_id, "runs": [run.to_json() for run in self.runs]}
+
+    def event_order(self) -> list[dict[str, list[object]]]:
+        """The partial order of every run's events (ENG-139): an engine vector's ``order``."""
+        return [run.event_order() for run in self.runs]

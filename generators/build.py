@@ -91,6 +91,9 @@ def expectations(transcript: Transcript, features: Iterable[str] = ()) -> list[d
                 monitor, result = oracle.resume(monitor, option)  # type: ignore[arg-type]
             elif op in MONITOR_OPS:
                 result = oracle.MONITOR_OPS[op](monitor, step)  # type: ignore[arg-type]
+            elif op == ENGINE_OP:  # the transcript and its partial order (ENG-139)
+                result_list.append(oracle.engine_expectation(step))
+                continue
             elif op in FUNCTION_OPS:
                 result = function_ops[op](step)
             else:

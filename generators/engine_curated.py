@@ -13,6 +13,10 @@ scenario (:data:`~.engine_scenarios.statements.STATEMENTS`), and
 pinning (:data:`~.engine_scenarios.pins.PINS`); both as ``engine-scenarios``,
 their facts taken from the brief's rules.
 
+``engine-sdk-loop``: what the SDK's real run loop does (engine brief §10,
+:data:`~.engine_scenarios.sdk_loop.SDK_LOOP`), one fact each, taken from the
+brief's §10 or the SDK's recorded answers.
+
 ``engine-bad-input``: the defined outcomes of bad input (ENG-20 to ENG-23),
 one fact per vector; a malformed scenario is expected to be answered with
 the error ``bad-scenario`` and its fact names the part the reference's
@@ -33,12 +37,14 @@ from .engine_scenarios.brief import SCENARIOS
 from .engine_scenarios.build import call, decide, fresh, text, turn
 from .engine_scenarios.facts import FactFailure, check_fact
 from .engine_scenarios.pins import PINS
+from .engine_scenarios.sdk_loop import SDK_LOOP
 from .engine_scenarios.statements import STATEMENTS
 
 SCENARIOS_FAMILY: Final = "engine-scenarios"
 BAD_INPUT_FAMILY: Final = "engine-bad-input"
 STATEMENTS_FAMILY: Final = "engine-statements"
 PINS_FAMILY: Final = "engine-pins"
+SDK_LOOP_FAMILY: Final = "engine-sdk-loop"
 BAD_SCENARIO: Final = "bad-scenario"
 """The fact kind of a malformed scenario: ``names`` is a part the error message names."""
 
@@ -60,8 +66,8 @@ def check_facts(
                 _check_rejection(scenario, expect, str(fact["names"]))
             elif "result" not in expect:
                 raise FactFailure(f"expected a transcript, the reference answered {expect}")
-            else:
-                check_fact(expect["result"], fact)
+            else:  # the transcript, with the order it is compared by (ENG-139)
+                check_fact({**expect["result"], "order": expect["order"]}, fact)
         except FactFailure as failure:
             failures.append(str(failure))
     if failures:
@@ -142,6 +148,16 @@ def pins_file() -> VectorFile:
         "behaviours no other engine vector pinned (found by the engine's mutation job), "
         "one fact each, expectations from the reference engine, checked against the fact",
         [scenario_vector(entry, PINS_FAMILY) for entry in PINS],
+    )
+
+
+def sdk_loop_file() -> VectorFile:
+    return VectorFile(
+        "curated",
+        SDK_LOOP_FAMILY,
+        "what the SDK's real run loop does (engine brief section 10), one fact each, "
+        "expectations from the reference engine, checked against the fact",
+        [scenario_vector(entry, SDK_LOOP_FAMILY) for entry in SDK_LOOP],
     )
 
 
@@ -389,6 +405,16 @@ BAD_INPUT: Final[list[dict[str, Any]]] = [
         "fact": _rejected("step counts"),
     },
     {
+        "name": "malformed-tool-choice-null",
+        "description": "a toolChoice of null is bad-scenario: the SDK's reading of it is not "
+        "recorded (ENG-172)",
+        "spec": ["ENG-172"],
+        "scenario": _scenario(
+            "malformed-tool-choice-null", request={"toolChoice": None}, runs=[fresh([])]
+        ),
+        "fact": _rejected("request.toolChoice"),
+    },
+    {
         "name": "malformed-run-neither-fresh-nor-decision",
         "description": "a run with neither input (fresh turn) nor decisions is bad-scenario",
         "spec": ["ENG-23"],
@@ -421,4 +447,10 @@ def bad_input_file() -> VectorFile:
 
 def curated_files() -> list[VectorFile]:
     """The curated engine files, in manifest order."""
-    return [scenarios_file(), bad_input_file(), statements_file(), *([pins_file()] if PINS else [])]
+    return [
+        scenarios_file(),
+        bad_input_file(),
+        statements_file(),
+        *([pins_file()] if PINS else []),
+        sdk_loop_file(),
+    ]

@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from doomloop_kit.engine import Scenario, run_scenario
+from doomloop_kit.engine import OutsideDomain, Scenario, run_scenario
 from hypothesis.strategies import DrawFn, SearchStrategy, composite
 
 from .strategies import Family, st
@@ -48,6 +48,8 @@ LOOP_KEYS: tuple[object, ...] = (
     ["q"],
     [],
     ["missing"],
+    ["0"],
+    ["length"],
     {"function": "project", "fields": {"q": ["trim", "lower"]}},
     {"function": "project", "fields": {"q": []}},
     {"function": "returns", "value": None},
@@ -62,7 +64,8 @@ LOOP_KEYS: tuple[object, ...] = (
     {"function": "throws", "message": "loopKey bug"},
     {"function": "throws", "message": ""},
 )
-"""``loopKey`` forms (ENG-39, KEY-*): absent, ``false``, field lists, every function form."""
+"""``loopKey`` forms (ENG-39, KEY-*): absent, ``false``, field lists (array index names
+and ``length`` included, ENG-154), every function form."""
 
 FUNCTION_LOOP_KEYS = tuple(key for key in LOOP_KEYS if isinstance(key, dict))
 
@@ -104,10 +107,11 @@ NON_OBJECTS = (
     "12345678901234567890",
     "9007199254740993",
     '"x"',
+    '"{\\"q\\":1}"',
     "true",
     "null",
 )
-"""JSON that is not an object (EOQ-04, ENG-90): arrays, numbers past 2^53 and past
+"""JSON that is not an object (ENG-154, ENG-153): arrays, numbers past 2^53 and past
 the double range, strings, booleans, ``null`` (read as ``{}`` by ``loopKey``)."""
 
 BLANK = ("", " ", "\t\n\r ", "\u3000", "\xa0", "\ufeff", "\u2028")
@@ -180,11 +184,19 @@ def ladders(draw: DrawFn, low: Sequence[str] = (), off: Sequence[str] = ()) -> J
     return ladder
 
 
+EMPTY: JsonObject = {"output": []}
+"""A response with no output item: fails a run's first response, is retried after a round
+(ENG-142)."""
+
+
 def _ended(draw: DrawFn, responses: list[JsonObject], budget: int) -> list[JsonObject]:
-    """Mostly end the run's script with a text-only response, when the budget allows;
-    otherwise the next dispatch finds the script exhausted (ENG-20)."""
+    """Mostly end the run's script with a text-only response, sometimes with an empty one
+    (retried, ENG-142), when the budget allows; otherwise the next dispatch finds the
+    script exhausted (ENG-20)."""
     if len(responses) < budget and draw(st.integers(0, 3)):
-        responses.append(DONE)
+        responses.append(draw(st.sampled_from([DONE, DONE, DONE, EMPTY])))
+        if responses[-1] is EMPTY and len(responses) < budget and draw(st.booleans()):
+            responses.append(DONE)  # the retry's response
     return responses
 
 
@@ -200,7 +212,7 @@ def _last_run(scenario: EngineScenario) -> JsonObject:
 
 
 def _unanswered(state: JsonObject) -> list[str]:
-    """Call ids of the conversation's function calls that have no output yet (ENG-134)."""
+    """Call ids of the conversation's function calls that have no output yet (ENG-148)."""
     messages = state.get("messages", [])
     answered = {m.get("callId") for m in messages if m.get("type") == "function_call_output"}
     ids = [m["callId"] for m in messages if m.get("type") == "function_call"]
@@ -210,7 +222,8 @@ def _unanswered(state: JsonObject) -> list[str]:
 @composite
 def _decisions(draw: DrawFn, pending: Sequence[str]) -> JsonObject:
     """Approvals and rejections over the pending ids, sometimes naming an unknown id
-    (ENG-22), sometimes leaving a call undecided (ENG-127 step 4); never both empty."""
+    (ENG-22), sometimes leaving a call undecided (ENG-163 step 4); never both empty, and
+    never one pending id twice (outside the domain, ENG-151)."""
     ids = list(dict.fromkeys(pending))
     approve: list[str] = []
     reject: list[str] = []
@@ -222,8 +235,6 @@ def _decisions(draw: DrawFn, pending: Sequence[str]) -> JsonObject:
             reject.append(call_id)
     if draw(st.integers(0, 4)) == 0:
         (approve if draw(st.booleans()) else reject).append("call_ghost")
-    if ids and draw(st.integers(0, 5)) == 0:
-        approve.append(ids[0])  # the same id decided twice
     if not approve and not reject:
         approve = ids[:1] or ["call_ghost"]
     if draw(st.booleans()):
@@ -239,7 +250,7 @@ def _follow_up_runs(
     max_runs: int,
 ) -> list[str]:
     """Append runs answering the previous run's end: decisions at an approval or HITL
-    pause (ENG-127), call outputs after a client-tools pause (ENG-134), a new turn or
+    pause (ENG-163), call outputs after a client-tools pause (ENG-148), a new turn or
     a decision resume on a settled conversation otherwise (EQ-08). Returns the ends seen."""
     ends: list[str] = []
     for number in range(1, max_runs):
@@ -279,6 +290,23 @@ def _shape(prefix: str, ends: Sequence[str]) -> str:
 
 GATED = {"risky": "approval", "confirm": "hitl", "ask": "manual"}
 
+ALLOW_FINAL: tuple[object, ...] = (True, True, False, False, "Answer now.", "", 0, None)
+"""``allowFinalResponse`` values (ENG-147): the fixed directive, none, a custom one, and
+values that are not ``false`` yet give no directive."""
+
+ODD_BLOBS: tuple[object, ...] = (
+    5,
+    None,
+    "x",
+    [],
+    {"stopVerdict": "halt"},
+    {"stopVerdict": 0},
+    {"stopVerdict": {"message": "Halt.", "action": "stop"}},
+    {"tools": 5, "pendingSteer": "Earlier advice."},
+)
+"""Persisted ``doomLoop`` members of odd shapes (ENG-144, ENG-158, ENG-171): a number, ``null``
+(the run fails), a string, an array, a string, a falsy or a partial ``stopVerdict``."""
+
 
 @composite
 def _gated_responses(draw: DrawFn, tag: str, budget: int) -> list[JsonObject]:
@@ -292,23 +320,28 @@ def _gated_responses(draw: DrawFn, tag: str, budget: int) -> list[JsonObject]:
         args = draw(st.sampled_from(ARGUMENTS[:3]))
         for position in range(draw(st.integers(0, 2))):
             items.append(call("read", args, f"call_{tag}_{index}_r{position}"))
-        for name in draw(st.lists(st.sampled_from([*GATED, "ghost"]), max_size=2)):
+        for name in _in_domain(draw(st.lists(st.sampled_from([*GATED, "ghost"]), max_size=2))):
             items.append(call(name, draw(st.sampled_from(ARGUMENTS)), f"call_{tag}_{index}_{name}"))
         responses.append(turn(*items))
     return _ended(draw, responses, budget)
 
 
+def _in_domain(names: list[str]) -> list[str]:
+    """No call of the HITL tool beside one of the approval tool: the SDK loses it (ENG-151)."""
+    return [n for n in names if n != "confirm"] if "risky" in names else names
+
+
 @composite
 def resume_scenarios(draw: DrawFn) -> DrawnScenario:
     """Runs that pause (approval, HITL, client tools, ``stopWhen``) and are resumed at
-    each pause, also after a doom-loop stop was armed (ENG-88, ENG-118, ENG-127)."""
+    each pause, also after a doom-loop stop was armed (ENG-167, ENG-158, ENG-163)."""
     tools = [_tool("read", "executable", draw(st.sampled_from(LOOP_KEYS)))]
     tools += [_tool(name, kind) for name, kind in GATED.items()]
     request: JsonObject = {}
     steps = draw(st.sampled_from([None, None, None, 0, 1, 2, -1]))
     if steps is not None:
         request["stopWhenSteps"] = steps
-        request["allowFinalResponse"] = draw(st.booleans())
+        request["allowFinalResponse"] = draw(st.sampled_from(ALLOW_FINAL))
     scenario: EngineScenario = {
         "id": "engine-resume",
         "doomLoop": {"ladder": draw(ladders(low=("observe",)))},
@@ -316,6 +349,10 @@ def resume_scenarios(draw: DrawFn) -> DrawnScenario:
         "request": request,
         "runs": [{"input": "go", "model": draw(_gated_responses("r0", 4))}],
     }
+    if draw(st.integers(0, 3)) == 0:
+        status = draw(st.sampled_from(["complete", "awaiting_approval", "in_progress"]))
+        blob = draw(st.sampled_from(ODD_BLOBS))
+        scenario["initialState"] = {"status": status, "messages": [], "doomLoop": blob}
     ends = draw(_follow_up_runs(scenario, _gated_responses, draw(st.integers(2, 4))))
     return _shape("resume", ends), scenario
 
@@ -330,7 +367,7 @@ PENDING_STEER: tuple[object, ...] = (
     "Earlier advice.",
     None,
 )
-"""Restored ``pendingSteer`` values (ENG-117): duplicates, non-strings, an empty string,
+"""Restored ``pendingSteer`` values (ENG-171): duplicates, non-strings, an empty string,
 an empty list, a string and ``null`` where an array belongs."""
 
 
@@ -357,7 +394,7 @@ def _steer_responses(draw: DrawFn, tag: str, budget: int) -> list[JsonObject]:
 @composite
 def steer_scenarios(draw: DrawFn) -> DrawnScenario:
     """Several steer messages queued in one round or carried over, merged into one
-    delivery (ENG-63..ENG-68, ENG-117)."""
+    delivery (ENG-63..ENG-68, ENG-171)."""
     option: JsonObject = {"ladder": draw(ladders(low=("steer",), off=("block", "stop")))}
     if draw(st.integers(0, 2)) == 0:
         option["escalation"] = {"model": ESCALATION_MODEL}  # the notice joins the queue (ENG-70)
@@ -454,7 +491,12 @@ TOOL_CHOICES: tuple[object, ...] = (
     "required",
     {"type": "function", "name": "read"},
     "none",
+    {"type": "web_search_preview"},
+    {"type": "allowed_tools", "mode": "required", "tools": [{"type": "function", "name": "read"}]},
+    {"type": "allowed_tools", "mode": "auto", "tools": [{"type": "function", "name": "read"}]},
 )
+"""Caller tool choices (ENG-145): not forced, forced strings and objects, an
+``allowed_tools`` in either mode."""
 
 
 @composite
@@ -495,8 +537,8 @@ def _stop_pending_responses(draw: DrawFn, tag: str, budget: int) -> list[JsonObj
     items = [call("read", '{"q":"a"}', f"call_{tag}_last")]
     if draw(st.integers(0, 3)) == 0:
         items.insert(0, text(STUCK))
-    for name in draw(
-        st.lists(st.sampled_from(["risky", "confirm", "ask"]), min_size=1, max_size=3)
+    for name in _in_domain(
+        draw(st.lists(st.sampled_from(["risky", "confirm", "ask"]), min_size=1, max_size=3))
     ):
         items.append(
             call(name, draw(st.sampled_from(ARGUMENTS)), f"call_{tag}_{name}_{len(items)}")
@@ -508,7 +550,7 @@ def _stop_pending_responses(draw: DrawFn, tag: str, budget: int) -> list[JsonObj
 @composite
 def stop_pending_scenarios(draw: DrawFn) -> DrawnScenario:
     """A stop armed in the round that pauses for approval or HITL, then decisions over a
-    condemned conversation, then perhaps a fresh turn (ENG-88, ENG-118..ENG-120)."""
+    condemned conversation, then perhaps a fresh turn (ENG-119, ENG-120, ENG-158, ENG-167)."""
     responses = draw(_stop_pending_responses("r0", 4))
     ladder = draw(ladders(off=("escalate", "stop")))
     ladder["stop"] = len(responses)  # reached by the read call of the pausing response
@@ -569,7 +611,7 @@ def malformed_scenarios(draw: DrawFn) -> DrawnScenario:
 @composite
 def duplicate_id_scenarios(draw: DrawFn) -> DrawnScenario:
     """The same call id twice in a response and again in later responses, for identical
-    and for different calls, with function loop keys (ENG-41, ENG-42, ENG-54)."""
+    and for different calls, with function loop keys (ENG-41, ENG-152, ENG-54)."""
     ids = draw(st.sampled_from([("call_1",), ("call_1", "call_2"), ("call_1", "call_1", "call_2")]))
     count = draw(st.integers(1, MAX_DISPATCHES - 1))
     identical = draw(st.booleans())
@@ -597,6 +639,22 @@ def duplicate_id_scenarios(draw: DrawFn) -> DrawnScenario:
 # -- registry ---------------------------------------------------------------------------
 
 
+def in_domain(pair: DrawnScenario) -> bool:
+    """Whether the reference runs the scenario without leaving the engine level's domain
+    (ENG-151); the families draw few such scenarios and drop them."""
+    try:
+        run_scenario(Scenario.from_json(pair[1]))
+    except OutsideDomain:
+        return False
+    return True
+
+
+def _within_domain(
+    factory: Callable[[], SearchStrategy[DrawnScenario]],
+) -> Callable[[], SearchStrategy[DrawnScenario]]:
+    return lambda: factory().filter(in_domain)
+
+
 EngineFamily = Family
 """A generated engine family: the monitor families' record (name, strategy, count, seed,
 spec, description), so the regeneration draws both kinds alike; the strategy draws
@@ -608,50 +666,71 @@ ENGINE_FAMILIES: dict[str, EngineFamily] = {
     for f in [
         EngineFamily(
             "engine-resume",
-            resume_scenarios,
+            _within_domain(resume_scenarios),
             40,
             20261501,
-            ("ENG-22", "ENG-88", "ENG-118", "ENG-127", "ENG-128", "ENG-129", "ENG-134", "ENG-135"),
+            (
+                "ENG-22",
+                "ENG-142",
+                "ENG-144",
+                "ENG-147",
+                "ENG-148",
+                "ENG-158",
+                "ENG-163",
+                "ENG-164",
+                "ENG-165",
+                "ENG-167",
+            ),
             "pauses of every kind, each answered by decisions or outputs",
         ),
         EngineFamily(
             "engine-steer-queues",
-            steer_scenarios,
+            _within_domain(steer_scenarios),
             40,
             20261502,
-            ("ENG-63", "ENG-64", "ENG-65", "ENG-66", "ENG-67", "ENG-68", "ENG-117"),
+            ("ENG-63", "ENG-64", "ENG-65", "ENG-66", "ENG-67", "ENG-68", "ENG-171"),
             "several steer messages queued, merged and carried across pauses",
         ),
         EngineFamily(
             "engine-escalation-budget",
-            escalation_scenarios,
+            _within_domain(escalation_scenarios),
             40,
             20261503,
-            ("ENG-26", "ENG-70", "ENG-71", "ENG-72", "ENG-73", "ENG-75", "ENG-77"),
+            ("ENG-26", "ENG-70", "ENG-71", "ENG-72", "ENG-73", "ENG-75", "ENG-77", "ENG-145"),
             "escalate rungs spending edge budgets through model and advisor overrides",
         ),
         EngineFamily(
             "engine-stop-pending",
-            stop_pending_scenarios,
+            _within_domain(stop_pending_scenarios),
             40,
             20261504,
-            ("ENG-87", "ENG-88", "ENG-118", "ENG-119", "ENG-120", "ENG-127"),
+            ("ENG-87", "ENG-167", "ENG-158", "ENG-119", "ENG-120", "ENG-163"),
             "a stop armed in a round that pauses, then decisions on the condemned run",
         ),
         EngineFamily(
             "engine-malformed-arguments",
-            malformed_scenarios,
+            _within_domain(malformed_scenarios),
             40,
             20261505,
-            ("ENG-37", "ENG-38", "ENG-40", "ENG-45", "ENG-90", "ENG-104"),
+            (
+                "ENG-37",
+                "ENG-38",
+                "ENG-40",
+                "ENG-45",
+                "ENG-104",
+                "ENG-137",
+                "ENG-140",
+                "ENG-153",
+                "ENG-154",
+            ),
             "argument strings that are not JSON, blank, not objects or at Unicode edges",
         ),
         EngineFamily(
             "engine-duplicate-call-ids",
-            duplicate_id_scenarios,
+            _within_domain(duplicate_id_scenarios),
             40,
             20261506,
-            ("ENG-41", "ENG-42", "ENG-53", "ENG-54"),
+            ("ENG-41", "ENG-152", "ENG-53", "ENG-54"),
             "one call id used twice in a response and across responses",
         ),
     ]

@@ -51,7 +51,7 @@ from hypothesis import seed as hypothesis_seed
 from . import build, curated, engine_curated, strategies
 from .reproducible import seed_only
 
-GENERATOR_VERSION = "4"
+GENERATOR_VERSION = "5"
 """Bumped when the generators change what they draw (the same seed, other transcripts)."""
 
 HYPOTHESIS_VERSION = "6.170.17"

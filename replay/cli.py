@@ -25,7 +25,7 @@ from .jsonstream import LogError
 from .options import OptionError, ReplayOptions, options_from_args
 from .readers import FORMATS, LogReader
 from .report import JsonReport
-from .session import RecordingSession, Session
+from .session import Session
 from .timeline import Timeline
 
 EXIT_OK, EXIT_DIFFERS, EXIT_UNUSABLE = 0, 1, 2
@@ -35,9 +35,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "log",
         type=Path,
+        nargs="+",
         metavar="LOG",
         help="the agent log to replay, or example:NAME for a shipped example "
-        f"({', '.join(example.name for example in examples.EXAMPLES)})",
+        f"({', '.join(example.name for example in examples.EXAMPLES)}); several logs, a "
+        "folder or a glob replay a fleet",
     )
     parser.add_argument(
         "--format",
@@ -72,6 +74,41 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help=f"with --port: longest wait for any one response (default {DEFAULT_TIMEOUT:g})",
     )
     parser.add_argument("--quiet", action="store_true", help="no timeline, only the summary")
+    fleet = parser.add_argument_group("fleet mode (DIR|GLOB|FILE...)")
+    fleet.add_argument(
+        "--fleet", action="store_true", help="report one file as a fleet (one line per run)"
+    )
+    fleet.add_argument(
+        "--jobs", type=positive_int, metavar="N", help="replay on N local processes (default 1)"
+    )
+    fleet.add_argument(
+        "--dask",
+        metavar="ADDRESS",
+        help="replay on the workers of a Dask scheduler (tcp://host:port), or 'local' for a "
+        "local cluster of --jobs processes (needs doomloop-kit[dask])",
+    )
+    fleet.add_argument(
+        "--outcomes",
+        type=Path,
+        metavar="FILE",
+        help="run id -> success/failure or reward (JSON object or JSON lines)",
+    )
+    fleet.add_argument(
+        "--progress",
+        choices=("auto", "bar", "none"),
+        default="auto",
+        help="a progress bar on stderr (auto: when stderr is a terminal)",
+    )
+
+
+def positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number of at least 1, not {text!r}")
+    return value
 
 
 class _Sink(Protocol):
@@ -89,8 +126,8 @@ def replay_log(args: argparse.Namespace, options: ReplayOptions, out: TextIO) ->
     config = options.config()
     for warning in options.warnings():
         print(f"option warning: {warning}", file=sys.stderr)
-    session = RecordingSession(config) if args.port else Session(config)
-    timeline = Timeline(out, quiet=args.quiet)
+    session = Session(config, options.loop_keys, recording=bool(args.port))
+    timeline = Timeline(out, quiet=args.quiet, engine=options.engine)
     timeline.header(str(args.log), config.ladder)
     sinks: list[_Sink] = []
     try:
@@ -110,7 +147,7 @@ def replay_log(args: argparse.Namespace, options: ReplayOptions, out: TextIO) ->
             sink.abort()
         raise
     timeline.footer(reader.format)
-    if isinstance(session, RecordingSession):
+    if args.port:
         from .port import compare_with_port  # the harness machinery only when asked for
 
         return compare_with_port(args, options, session, out)
@@ -119,14 +156,17 @@ def replay_log(args: argparse.Namespace, options: ReplayOptions, out: TextIO) ->
 
 def run_with(args: argparse.Namespace, out: TextIO) -> int:
     """The command with its output to ``out`` (errors to stderr)."""
+    from .fleet_run import fleet_wanted, run_fleet
     from .sweep import run_sweep
 
     try:
-        args.log = examples.resolve(args.log)
         outputs = (("--json", args.json), ("--html", args.html))
         # before the replay: each path writable, and no two outputs into one file
         writing.check_outputs((option, path) for option, path in outputs if path is not None)
         options = options_from_args(args)
+        if fleet_wanted(args):
+            return run_fleet(args, options, out)
+        args.log = examples.resolve(args.log[0])
         if args.sweep is not None:
             if args.json or args.html or args.port:
                 raise OptionError("--sweep prints a table only: it takes no --json, --html, --port")

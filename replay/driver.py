@@ -1,24 +1,24 @@
-"""The replay: a log's responses fed to the monitor the way the SDK engine feeds it.
+"""The replay: a log's responses fed to the reference engine's detection, in the engine's order.
 
-For each model response, in order (engine brief 4.1, 2.5, 2.1): the text
-check (``recordAssistantText``), then the server-tool items (recorded with
-``allowBlock: false``, never declared, ENG-06), then -- when the response has
-client calls -- a new round: ``declareRound`` with every declared call
-(ENG-01), then one checkpoint per call in emission order. A checkpoint
-resolves the call's identity (ENG-03; malformed arguments are their own key
-material, ENG-04; exempt calls are skipped, ENG-05), records it, falls back
-to the full arguments when the key cannot be fingerprinted, and reuses the
-round's earlier decision for an in-round duplicate (ENG-02). A ``resume``
-record starts a new run from the saved state (ENG-12, ENG-13); so does a
-response that follows a response without client calls, since such a
-response ends the engine's run (the next belongs to the next ``callModel``,
-on persisted state).
+For each model response, in order (ENG-124..ENG-126): the response
+checkpoint (text, then server items), then -- when the response has client
+calls -- a round: the engine opens and declares it and checks each call in
+emission order (:mod:`.session` holds the engine's objects; no identity or
+detection code lives here). A ``resume`` record starts a new run from the
+saved state (ENG-114, ENG-117); so does a response that follows a response
+without client calls, since such a response ends the engine's run.
 
-Every call is treated as a configured, executable client tool with no hooks;
-the log is fed as recorded, so what follows a block or a stop is what the
-monitor would have said had the run gone on the same way (``halted``).
-:func:`replay` yields one entry per round, text check, server check, resume
-and notice; it keeps nothing from earlier responses but the monitor.
+Without ``--engine`` the log is fed as recorded to the end: what follows a
+stop is what the monitor would have said had the run gone on (``halted``),
+and no escalation budget is spent. With ``--engine`` the engine's
+consequences apply between responses: the steer text it would have injected
+(ENG-65), the escalation it would have applied to the next dispatch,
+spending budget (ENG-71..ENG-73), and the halt at a stop gate (ENG-126
+gates A and B), after which the rest of the run is not replayed.
+
+:func:`replay` yields one entry per round, text check, server check, engine
+consequence, resume, closed streak (:mod:`.results`) and notice; it keeps
+nothing from earlier responses but the engine's state.
 """
 
 from __future__ import annotations
@@ -26,17 +26,18 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
-from doomloop_kit.reference import UNDEFINED, CanonicalizationError, DetectorKind, Verdict
+from doomloop_kit.engine.identity import Call as EngineCall
+from doomloop_kit.reference import UNDEFINED, Verdict
 from doomloop_kit.reference.ladder import ACTION_STRENGTH
-from doomloop_kit.reference.text import normalize_text
 
-from .events import Event, Notice, Response, Resume, ServerItem
-from .options import Identity, ReplayOptions, identify
-from .session import RecordingSession, Session
+from .events import Conversation, Event, Notice, Response, Result, Resume
+from .options import ReplayOptions
+from .results import ResultAwareness, StreakResult
+from .session import Attempt, Session, engine_call
 
 PROCEED = "proceed"
 BLOCKING = frozenset({"block", "stop"})
-"""Applied actions under which a client call is not executed (engine brief 3.4, 3.5.2)."""
+"""Applied actions under which a client call is not executed (ENG-78, ENG-83)."""
 
 
 @dataclass(frozen=True)
@@ -84,7 +85,7 @@ class RoundResult:
 
 @dataclass(frozen=True)
 class TextResult:
-    """One text check of a response with non-blank text (MON-41)."""
+    """One text check of a response with non-blank text (ENG-109, MON-41)."""
 
     line: int
     after_round: int
@@ -93,15 +94,17 @@ class TextResult:
     halted: bool = False
     in_round: bool = False
     """True when the response also makes calls (its round is ``after_round + 1``)."""
+    applied: str | None = None
+    """The action the engine applies (ENG-94, ENG-95), when there is a verdict."""
 
     @property
     def action(self) -> str | None:
-        return None if self.verdict is None else self.verdict.action
+        return self.applied
 
 
 @dataclass(frozen=True)
 class ServerResult:
-    """The server-tool records of one response (ENG-06)."""
+    """The server-tool records of one response (ENG-56..ENG-58)."""
 
     line: int
     after_round: int
@@ -124,7 +127,43 @@ class ResumeResult:
     """True for a new turn the log does not mark (after a response without calls)."""
 
 
-Entry = RoundResult | TextResult | ServerResult | ResumeResult | Notice
+@dataclass(frozen=True)
+class ConversationResult:
+    """A new, independent conversation of the same file (a fresh engine and monitor)."""
+
+    line: int
+    run_id: str
+    outcome: object = None
+
+
+@dataclass(frozen=True)
+class EngineResult:
+    """What the engine would have done between responses (``--engine`` only).
+
+    ``kind``: ``steer`` (``message`` injected before the next dispatch),
+    ``escalate`` (the next dispatch escalated, one unit of budget spent),
+    ``halt`` (the run ends at a stop gate; ``count`` calls sealed) or
+    ``not-replayed`` (``count`` responses of a halted run the engine never
+    asked for).
+    """
+
+    kind: str
+    line: int
+    after_round: int
+    message: str = ""
+    count: int = 0
+
+
+Entry = (
+    RoundResult
+    | TextResult
+    | ServerResult
+    | ResumeResult
+    | ConversationResult
+    | EngineResult
+    | StreakResult
+    | Notice
+)
 
 
 def strongest(actions: Iterable[str]) -> str | None:
@@ -136,10 +175,15 @@ def strongest(actions: Iterable[str]) -> str | None:
 class _Run:
     number: int = 1
     round: int = 0
-    stopped: bool = False
     ended: bool = False
     """The run's last response made no client call: the engine's loop has exited."""
+    dispatched: bool = False
+    """A round ran: the next response of this run answers a follow-up dispatch."""
+    halted_at: int = 0
+    """Line where the engine halted the run (``--engine``), 0 while it runs."""
+    not_replayed: int = 0
     decisions: dict[str, str] = field(default_factory=dict)
+    """Server records' applied actions by tool and fingerprint, for in-round duplicates."""
 
 
 class Replay:
@@ -147,160 +191,202 @@ class Replay:
 
     def __init__(self, options: ReplayOptions, session: Session) -> None:
         self.options = options
+        self.engine = options.engine
         self.session = session
         self.run = _Run()
         self.rounds = 0
+        self.results = ResultAwareness()
+        self.calls_without_id = 0
 
     def feed(self, event: Event) -> Iterator[Entry]:
         if isinstance(event, Notice):
             yield event
+        elif isinstance(event, Result):
+            self.results.result(event)
         elif isinstance(event, Resume):
-            yield self._resume(event.line, event.state, implicit=False)
+            yield from self._resume(event.line, event.state, implicit=False)
+        elif isinstance(event, Conversation):
+            yield from self._conversation(event)
         else:
             if self.run.ended:  # a response after the run ended opens the next turn
-                yield self._resume(event.line, UNDEFINED, implicit=True)
+                yield from self._resume(event.line, UNDEFINED, implicit=True)
             yield from self._response(event)
 
-    def _resume(self, line: int, state: object, *, implicit: bool) -> ResumeResult:
-        """A new run: a fresh monitor from the saved (or given) state, rounds from 1 (ENG-13)."""
-        self._label(f"new run at line {line}")
+    def finish(self) -> Iterator[Entry]:
+        """The end of the log: the last run and the open streaks end."""
+        yield from self._end_run()
+        yield from self.results.close_all()
+
+    def _end_run(self) -> Iterator[Entry]:
+        run = self.run
+        if run.not_replayed:
+            yield EngineResult("not-replayed", run.halted_at, self.rounds, count=run.not_replayed)
+            run.not_replayed = 0
+
+    def _conversation(self, event: Conversation) -> Iterator[Entry]:
+        yield from self.finish()
+        self.session.label = f"conversation {event.run_id} at line {event.line}"
+        self.session.restore({})  # a fresh monitor: nothing carried over
+        self.session.mark()
+        self.run = _Run()
+        self.rounds = 0
+        self.results = ResultAwareness()
+        yield ConversationResult(event.line, event.run_id, event.outcome)
+
+    def _resume(self, line: int, state: object, *, implicit: bool) -> Iterator[Entry]:
+        """A new run: the engine's objects afresh over the saved (or given) state (ENG-13)."""
+        yield from self._end_run()
+        self.session.label = f"new run at line {line}"
         if state is UNDEFINED:
             self.session.resume()
         else:
             self.session.restore(state)
+        self.session.mark()
         self.run = _Run(self.run.number + 1)
-        return ResumeResult(line, self.run.number, state is not UNDEFINED, implicit)
-
-    def _label(self, label: str) -> None:
-        if isinstance(self.session, RecordingSession):
-            self.session.label = label
+        yield ResumeResult(line, self.run.number, state is not UNDEFINED, implicit)
 
     def _response(self, response: Response) -> Iterator[Entry]:
         run = self.run
-        if normalize_text(response.text):
-            self._label(f"text at line {response.line}")
-            halted = run.stopped
-            verdict = self.session.record_assistant_text(response.text)
-            self._arm(verdict)
+        if run.halted_at:  # --engine: the engine asked for no more responses in this run
+            run.ended = not response.calls
+            run.not_replayed += 1
+            return
+        session = self.session
+        if run.dispatched:
+            run.dispatched = False
+            escalated = session.follow_up(spend=self.engine)
+            if escalated is not None:
+                yield EngineResult("escalate", response.line, self.rounds, escalated.message)
+        halted = session.stop_armed
+        session.label = f"response at line {response.line}"
+        session.check_response(response)
+        session.mark()
+        text_verdict = session.monitor.text_verdict
+        applied = session.take_applied()
+        if session.monitor.text_checked:
             yield TextResult(
                 response.line,
                 self.rounds,
-                self.session.text_streak(),
-                verdict,
+                session.monitor.text_streak(),
+                text_verdict,
                 halted,
                 bool(response.calls),
+                applied.pop(0) if text_verdict is not None else None,
             )
-        if response.server:
-            self._label(f"server items at line {response.line}")
-            halted = run.stopped
-            records = tuple(self._server(item) for item in response.server)
+        attempts = session.monitor.take_attempts()
+        if attempts:
+            records = tuple(self._server(attempt, applied) for attempt in attempts)
             yield ServerResult(response.line, self.rounds, records, halted)
-        if response.calls:
-            halted = run.stopped
-            run.round += 1
-            self.rounds += 1
-            run.decisions = {}
-            self._label(f"round {self.rounds} (line {response.line})")
-            identities = [
-                identify(self.options.loop_keys, c.name, c.arguments) for c in response.calls
-            ]
-            pairs = list(zip(response.calls, identities, strict=True))
-            self.session.declare_round(
-                run.round, [(c.name, i.material) for c, i in pairs if i.declared]
-            )
-            results = tuple(
-                self._checkpoint(call.name, call.call_id, identity) for call, identity in pairs
-            )
-            yield RoundResult(self.rounds, run.number, run.round, response.line, results, halted)
-        else:
+        session.take_warnings()
+        if not response.calls:
             run.ended = True
+            return
+        if self.engine and session.stop_armed:  # gate A: the calls are sealed
+            yield from self._halt(response.line, len(response.calls))
+            return
+        yield self._round(response, halted)
+        yield from self.results.take_closed()
+        if self.engine and session.stop_armed:  # gate B
+            yield from self._halt(response.line, 0)
+            return
+        steer = session.flush_steer()
+        if steer is not None and self.engine:
+            yield EngineResult("steer", response.line, self.rounds, steer)
+        run.dispatched = True
 
-    def _arm(self, verdict: Verdict | None) -> None:
-        if verdict is not None and verdict.action == "stop":
-            self.run.stopped = True
+    def _halt(self, line: int, sealed: int) -> Iterator[Entry]:
+        self.run.halted_at = line
+        yield EngineResult("halt", line, self.rounds, count=sealed)
 
-    def _server(self, item: ServerItem) -> CallResult:
-        name = "server:" + item.item_type
-        identity = Identity("key", item.identity)
-        return self._record(name, None, identity, False, "server-tool-fingerprint")
+    def _round(self, response: Response, halted: bool) -> RoundResult:
+        run = self.run
+        run.round += 1
+        self.rounds += 1
+        run.decisions = {}
+        session = self.session
+        session.label = f"round {self.rounds} (line {response.line})"
+        calls = []
+        notes: list[str | None] = []
+        for call in response.calls:
+            self.calls_without_id += call.call_id is None
+            call_id = call.call_id or f"replay-call-{self.calls_without_id}"
+            converted, note = engine_call(call, call_id)
+            calls.append(converted)
+            notes.append(note)
+        session.open_round(calls)
+        session.take_warnings()  # declaration warnings: each call's own follow
+        results = tuple(
+            self._checkpoint(original.call_id, converted, note)
+            for original, converted, note in zip(response.calls, calls, notes, strict=True)
+        )
+        session.mark()
+        for result in results:
+            self.results.called(result, self.rounds)
+        return RoundResult(self.rounds, run.number, run.round, response.line, results, halted)
 
-    def _checkpoint(self, name: str, call_id: str | None, identity: Identity) -> CallResult:
-        """One client call's checkpoint (engine brief 2.3)."""
-        if identity.kind == "exempt":
-            return CallResult(name, "exempt", "exempt", call_id=call_id)
-        if identity.kind == "skip":
-            notes = (f"detection skipped: {identity.warning}",)
-            return CallResult(name, "skipped", "skipped", call_id=call_id, notes=notes)
-        return self._record(name, call_id, identity, True, "tool-fingerprint")
-
-    def _record(
-        self,
-        name: str,
-        call_id: str | None,
-        identity: Identity,
-        allow_block: bool,
-        detector: DetectorKind,
-    ) -> CallResult:
-        """Record with the fallback chain (engine brief 2.3.4) and decision reuse (ENG-02)."""
-        notes: list[str] = []
-        if identity.warning is not None:
-            notes.append(identity.warning)
-        kind = identity.kind
-        if kind == "key":
-            kind = "arguments" if identity.retry is UNDEFINED else "loop key"
-        round = self.run.round
-        try:
-            record = self.session.record_tool_call(
-                name, identity.material, round, allow_block=allow_block, detector=detector
-            )
-        except CanonicalizationError as error:
-            if identity.retry is UNDEFINED:
-                notes.append(f"detection skipped: cannot fingerprint: {error}")
-                return CallResult(name, "skipped", "skipped", call_id=call_id, notes=tuple(notes))
-            notes.append(f"falling back to full arguments: {error}")
-            kind = "fallback"
-            try:
-                record = self.session.record_tool_call(
-                    name, identity.retry, round, allow_block=allow_block, detector=detector
-                )
-            except CanonicalizationError as again:
-                notes.append(f"detection skipped: fallback also unhashable: {again}")
-                return CallResult(name, "skipped", "skipped", call_id=call_id, notes=tuple(notes))
-        key = f"{name}\n{record.fingerprint}"
-        if record.duplicate_in_round:
-            action = self.run.decisions.get(key, PROCEED)
-            return CallResult(
-                name,
-                kind,
-                action,
-                record.fingerprint,
-                record.streak,
-                True,
-                None,
-                call_id,
-                tuple(notes),
-            )
-        verdict = record.verdict
-        action = PROCEED if verdict is None else verdict.action
-        self.run.decisions[key] = action
-        self._arm(verdict)
+    def _checkpoint(self, call_id: str | None, call: EngineCall, note: str | None) -> CallResult:
+        """One client call through the engine's checkpoint (ENG-44..ENG-54)."""
+        session = self.session
+        decision = session.checkpoint(call)
+        attempts = session.monitor.take_attempts()
+        notes = ([note] if note else []) + session.take_warnings()
+        session.take_applied()
+        name = call.name
+        if not attempts or attempts[-1].record is None:
+            kind = "exempt" if not attempts and not notes else "skipped"
+            return CallResult(name, kind, kind, call_id=call_id, notes=tuple(notes))
+        record = attempts[-1].record
+        if call.malformed:
+            identity = "malformed"
+        elif len(attempts) > 1 or notes:
+            identity = "fallback"
+        elif session.has_loop_key(name):
+            identity = "loop key"
+        else:
+            identity = "arguments"
         return CallResult(
             name,
-            kind,
+            identity,
+            decision.action,
+            record.fingerprint,
+            record.streak,
+            record.duplicate_in_round,
+            None if record.duplicate_in_round else record.verdict,
+            call_id,
+            tuple(notes),
+        )
+
+    def _server(self, attempt: Attempt, applied: list[str]) -> CallResult:
+        """A server item's record (ENG-56..ENG-58): never blocks (ENG-94)."""
+        record = attempt.record
+        if record is None:
+            return CallResult(attempt.tool, "skipped", "skipped")
+        key = f"{attempt.tool}\n{record.fingerprint}"
+        if record.duplicate_in_round:
+            action = self.run.decisions.get(key, PROCEED)
+            verdict = None
+        else:
+            verdict = record.verdict
+            action = applied.pop(0) if verdict is not None else PROCEED
+            self.run.decisions[key] = action
+        return CallResult(
+            attempt.tool,
+            "arguments",
             action,
             record.fingerprint,
             record.streak,
-            False,
+            record.duplicate_in_round,
             verdict,
-            call_id,
-            tuple(notes),
         )
 
 
 def replay(
     events: Iterable[Event], options: ReplayOptions, session: Session | None = None
 ) -> Iterator[Entry]:
-    """Every entry of the replay of ``events`` (a fresh reference session unless given)."""
-    driver = Replay(options, session if session is not None else Session(options.config()))
+    """Every entry of the replay of ``events`` (a fresh session unless given)."""
+    if session is None:
+        session = Session(options.config(), options.loop_keys)
+    driver = Replay(options, session)
     for event in events:
         yield from driver.feed(event)
+    yield from driver.finish()

@@ -1,67 +1,60 @@
-"""What a replay needs from a log: model responses, their calls, and resumes.
+"""What a replay needs from a log: model responses, their calls, tool results, run boundaries.
 
-Every reader (:mod:`.readers`) turns its format into these events; the
-driver (:mod:`.driver`) never sees a format. Arguments are parsed here, once,
-the way the engine parses them (spec ENG-04): text that is not JSON stays a
-:class:`Malformed` raw string and becomes the key material itself.
+Every reader (:mod:`.readers` and the agent formats) turns its format into
+these events; the driver (:mod:`.driver`) never sees a format. Arguments are
+kept as the model emitted them -- the text of a function call, or the value
+of a format that stores them parsed -- and only the engine parses them
+(:mod:`.session`, ENG-37/ENG-38), so the replay has no parser of its own.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 from dataclasses import dataclass, field
+from typing import Final
 
 from doomloop_kit.reference import UNDEFINED
-
-from .jsonstream import loads
-
-
-@dataclass(frozen=True)
-class Malformed:
-    """Argument text that does not parse as JSON; the raw text is the identity (ENG-04)."""
-
-    raw: str
-
-
-@dataclass(frozen=True)
-class TooDeep:
-    """Argument JSON nested too deeply for Python to read.
-
-    JS would parse it, and the canonical form would then refuse it (more than
-    64 levels, CAN-20), so detection is skipped for the call either way.
-    """
-
-    raw: str
-
-
-Arguments = object
-"""A parsed JSON value, :class:`Malformed` or :class:`TooDeep`."""
 
 
 @dataclass(frozen=True)
 class Call:
-    """One client tool call as the model issued it."""
+    """One client tool call as the model issued it.
+
+    ``arguments`` is the argument *text* when the format records text (it is
+    parsed by the engine: ENG-37, ENG-38), or the already parsed JSON value
+    when the format stores a value (Anthropic ``input``, the doomloop form's
+    non-string ``arguments``): then ``parsed`` is True.
+    """
 
     name: str
-    arguments: Arguments
+    arguments: object
     call_id: str | None = None
-
-
-@dataclass(frozen=True)
-class ServerItem:
-    """A server-executed tool's output item: ``server:<type>`` and its identity (ENG-06)."""
-
-    item_type: str
-    identity: dict[str, object]
+    parsed: bool = False
 
 
 @dataclass(frozen=True)
 class Response:
-    """One model response: its text, its client calls, its server items."""
+    """One model response: its text, its client calls, its other output items.
+
+    ``server`` holds output items the engine's response checkpoint records as
+    server tools (ENG-56..ENG-58): the raw items, whose identity the engine
+    computes.
+    """
 
     line: int
     text: str = ""
     calls: tuple[Call, ...] = ()
-    server: tuple[ServerItem, ...] = ()
+    server: tuple[dict[str, object], ...] = ()
+
+
+@dataclass(frozen=True)
+class Result:
+    """A tool result: the call it answers and a digest of its content (result awareness)."""
+
+    line: int
+    call_id: str
+    digest: str
 
 
 @dataclass(frozen=True)
@@ -77,6 +70,19 @@ class Resume:
 
 
 @dataclass(frozen=True)
+class Conversation:
+    """A new, independent conversation in the same file (a fresh monitor).
+
+    Files that hold many runs (tau-bench results) start each with one;
+    ``outcome`` is the label the file itself gives the run (a reward), or None.
+    """
+
+    line: int
+    run_id: str
+    outcome: object = None
+
+
+@dataclass(frozen=True)
 class Notice:
     """Something odd in the log that the replay goes past (printed as a warning)."""
 
@@ -84,36 +90,21 @@ class Notice:
     message: str
 
 
-Event = Response | Resume | Notice
+Event = Response | Result | Resume | Conversation | Notice
+
+DIGEST_BYTES: Final = 8
 
 
-def parse_arguments(raw: object) -> Arguments:
-    """The arguments the engine sees for a call (ENG-04).
+def digest(content: object) -> str:
+    """A short digest of a tool result's content, equal exactly when the content is.
 
-    A string is the model's argument text: empty or blank reads as ``{}``,
-    JSON is parsed, anything else is :class:`Malformed`. An absent or null
-    value reads as ``{}``; any other value is already parsed.
+    Text is hashed as it is; any other value through its JSON text with
+    sorted member names. Only equality matters (identical vs changed results).
     """
-    if raw is None:
-        return {}
-    if not isinstance(raw, str):
-        return raw
-    if not raw.strip():
-        return {}
-    try:
-        return loads(raw)
-    except RecursionError:
-        return TooDeep(raw)
-    except ValueError:
-        return Malformed(raw)
-
-
-SERVER_IDENTITY_SKIPPED = frozenset(
-    {"id", "type", "status", "output", "result", "results", "error"}
-)
-"""Members of a server item that are not part of its identity (engine brief 2.5.2)."""
-
-
-def server_identity(item: dict[str, object]) -> dict[str, object]:
-    """The identity of a server tool's output item: every other member (ENG-06)."""
-    return {k: v for k, v in item.items() if k not in SERVER_IDENTITY_SKIPPED}
+    text = (
+        content
+        if isinstance(content, str)
+        else json.dumps(content, sort_keys=True, ensure_ascii=False, default=str)
+    )
+    data = text.encode("utf-8", "surrogatepass")
+    return hashlib.blake2b(data, digest_size=DIGEST_BYTES).hexdigest()

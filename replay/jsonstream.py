@@ -1,8 +1,9 @@
 """Reading a log file as a stream of JSON values, each with the line it starts on.
 
 A log is either JSON lines (one value per line; blank lines skipped) or one
-JSON document: an array of values, or an object whose ``messages``, ``input``
-or ``output`` member is that array (an OpenAI request or response body).
+JSON document: an array of values, or an object whose ``messages``, ``input``,
+``output`` or ``trajectory`` member is that array (an OpenAI request or
+response body, a mini-swe-agent or SWE-agent trajectory).
 Both are read incrementally, so memory holds one value at a time, never the
 whole log. Numbers follow JS ``JSON.parse``: ``NaN`` and ``Infinity`` are not
 JSON. The text is UTF-8; a byte-order mark at its start is skipped, and bytes
@@ -13,14 +14,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Final
 
 from doomloop_kit.vectorset.files import json_problem
 
-WRAPPER_MEMBERS: Final = ("messages", "input", "output")
-"""Members of a top-level object whose array value is the log."""
+WRAPPER_MEMBERS: Final = ("messages", "input", "output", "trajectory")
+"""Members of a top-level object whose array value is the log (``trajectory``: SWE-agent)."""
 
 _CHUNK: Final = 1 << 16
 _WHITESPACE: Final = " \t\r\n"
@@ -33,6 +34,20 @@ class LogError(ValueError):
     def __init__(self, path: str, line: int, message: str) -> None:
         super().__init__(f"{path}:{line}: {message}")
         self.path, self.line, self.detail = path, line, message
+
+
+@dataclass
+class Document:
+    """What a JSON-document log says around its records, filled in as it is read.
+
+    ``member`` is the wrapper member whose array is the log (None for a bare
+    array or JSON lines); ``context`` holds the members read before it (a
+    mini-swe-agent trajectory's ``info``, for instance): readers use them to
+    recognise a format.
+    """
+
+    member: str | None = None
+    context: dict[str, object] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -162,7 +177,7 @@ def _array(buffer: _Buffer) -> Iterator[Located]:
             return
 
 
-def _document(buffer: _Buffer) -> Iterator[Located]:
+def _document(buffer: _Buffer, document: Document) -> Iterator[Located]:
     buffer.skip_space()
     start = buffer.line
     opening = buffer.expect("[{", "a JSON array or object")
@@ -179,9 +194,12 @@ def _document(buffer: _Buffer) -> Iterator[Located]:
             if not found and key in WRAPPER_MEMBERS and buffer.skip_space() == "[":
                 buffer.advance(buffer.pos + 1)
                 found = True
+                document.member = key
                 yield from _array(buffer)
+            elif found:
+                buffer.value()  # a member after the log: read and dropped
             else:
-                buffer.value()  # another member: read and dropped
+                document.context[key] = buffer.value()
             if buffer.expect(",}", "',' or '}' after a member") == "}":
                 break
         else:
@@ -195,8 +213,12 @@ def _document(buffer: _Buffer) -> Iterator[Located]:
         raise LogError(buffer.path, buffer.line, "text after the end of the JSON document")
 
 
-def read_values(path: Path) -> Iterator[Located]:
-    """Every JSON value of the log at ``path``, in order, with its line."""
+def read_values(path: Path, document: Document | None = None) -> Iterator[Located]:
+    """Every JSON value of the log at ``path``, in order, with its line.
+
+    ``document``, when given, is filled with the wrapper member and the
+    members before it as they are read.
+    """
     name = str(path)
     try:
         stream = path.open(encoding="utf-8-sig", newline="")
@@ -204,7 +226,7 @@ def read_values(path: Path) -> Iterator[Located]:
         raise LogError(name, 0, f"cannot open the log: {error.strerror}") from None
     with stream:
         try:
-            yield from _values(stream, name)
+            yield from _values(stream, name, document if document is not None else Document())
         except UnicodeDecodeError as error:
             line = _first_undecodable_line(path)
             raise LogError(name, line, f"the log is not UTF-8 text: {error.reason}") from None
@@ -222,7 +244,7 @@ def _first_undecodable_line(path: Path) -> int:
     return 0
 
 
-def _values(stream: IO[str], path: str) -> Iterator[Located]:
+def _values(stream: IO[str], path: str, document: Document) -> Iterator[Located]:
     number = 0
     for raw in stream:
         number += 1
@@ -232,7 +254,7 @@ def _values(stream: IO[str], path: str) -> Iterator[Located]:
         if stripped[0] == "[" or (stripped[0] == "{" and _document_start(stripped)):
             buffer = _Buffer(stream, path)
             buffer.text, buffer.line = raw, number
-            yield from _document(buffer)
+            yield from _document(buffer, document)
             return
         yield from _json_lines(stream, path, raw, number)
         return

@@ -14,14 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from doomloop_kit.reference import (
-    UNDEFINED,
-    ResolvedConfig,
-    resolve_doom_loop_option,
-    resolve_loop_key_material,
-)
-
-from .events import Arguments, Malformed, TooDeep
+from doomloop_kit.reference import ResolvedConfig, resolve_doom_loop_option
 
 LoopKey = list[str] | bool
 """A field list, or ``False`` (the tool is exempt)."""
@@ -33,10 +26,12 @@ class OptionError(ValueError):
 
 @dataclass(frozen=True)
 class ReplayOptions:
-    """The monitor option (plain JSON) and the loop key of each tool."""
+    """The monitor option (plain JSON), the loop key of each tool, and ``--engine``."""
 
     option: object = True
     loop_keys: Mapping[str, LoopKey] = field(default_factory=dict)
+    engine: bool = False
+    """Apply the engine's consequences between responses: steer, escalation, halt."""
 
     def config(self) -> ResolvedConfig:
         """The resolved configuration (CFG-01); an option that turns detection off is an error."""
@@ -53,52 +48,7 @@ class ReplayOptions:
         base = self.option if isinstance(self.option, dict) else {}
         old = base.get("ladder")
         merged = {**(old if isinstance(old, dict) else {}), **ladder}
-        return ReplayOptions({**base, "ladder": merged}, self.loop_keys)
-
-
-@dataclass(frozen=True)
-class Identity:
-    """How the engine identifies one call (ENG-03, ENG-04, ENG-05).
-
-    ``kind``: ``malformed`` (raw text as key material), ``key`` (loop key or
-    full arguments), ``fallback`` (full arguments, with ``warning``),
-    ``exempt``, or ``skip`` (no detection, ``warning`` says why).
-    ``retry`` is the full-argument identity tried when ``material`` cannot be
-    fingerprinted, or UNDEFINED when there is none.
-    """
-
-    kind: str
-    material: object = UNDEFINED
-    retry: object = UNDEFINED
-    warning: str | None = None
-
-    @property
-    def declared(self) -> bool:
-        return self.kind in ("malformed", "key", "fallback")
-
-
-def identify(loop_keys: Mapping[str, LoopKey], name: str, arguments: Arguments) -> Identity:
-    """The identity of one call under the tool's loop key (engine brief 2.2.3-2.3.3)."""
-    if isinstance(arguments, Malformed):
-        return Identity("malformed", arguments.raw)
-    if isinstance(arguments, TooDeep):
-        return Identity("skip", warning="arguments nested too deeply to fingerprint")
-    loop_key: object = loop_keys.get(name, UNDEFINED)
-    if isinstance(loop_key, list) and not isinstance(arguments, dict):
-        if not isinstance(arguments, list):
-            # JS `in` throws on a primitive: the engine skips detection for the call
-            return Identity("skip", warning="loop-key fields on arguments that are not an object")
-        arguments_map: Mapping[str, object] = {}
-    else:
-        arguments_map = arguments if isinstance(arguments, dict) else {}
-    if loop_key is UNDEFINED:
-        return Identity("key", arguments)
-    resolution = resolve_loop_key_material(loop_key, arguments_map)
-    if resolution.kind == "exempt":
-        return Identity("exempt")
-    if resolution.kind == "fallback":
-        return Identity("fallback", arguments, warning=resolution.warning)
-    return Identity("key", resolution.key_material, retry=arguments)
+        return ReplayOptions({**base, "ladder": merged}, self.loop_keys, self.engine)
 
 
 # -- command line ---------------------------------------------------------------
@@ -125,6 +75,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=[],
         metavar="TOOL",
         help="loopKey false: TOOL's calls are never declared or recorded (repeatable)",
+    )
+    parser.add_argument(
+        "--engine",
+        action="store_true",
+        help="apply what the engine does between responses: inject steer messages, spend "
+        "escalation budget, halt the run at a stop",
     )
 
 
@@ -157,4 +113,4 @@ def options_from_args(args: argparse.Namespace) -> ReplayOptions:
         loop_keys[tool] = [name for name in fields.split(",") if name]
     for tool in args.exempt:
         loop_keys[tool] = False
-    return ReplayOptions(parse_option(args.option), loop_keys)
+    return ReplayOptions(parse_option(args.option), loop_keys, args.engine)

@@ -1,6 +1,6 @@
 """``--port COMMAND``: the same replay through a port's harness (spec/protocol.md).
 
-The replay's monitor operations (:class:`~.session.RecordingSession`) become
+The replay's monitor operations (a recording :class:`~.session.Session`) become
 one vector whose expectations the reference computes
 (:func:`~doomloop_kit.generators.build.build_vector`); the conformance
 runner sends it to the harness (:func:`~doomloop_kit.conformance.execute.run_vector`).
@@ -24,7 +24,7 @@ from doomloop_kit.reference import wire
 from doomloop_kit.vectorset import files as vformat
 
 from .options import ReplayOptions
-from .session import RecordingSession
+from .session import Session
 
 FAMILY: Final = "replay"
 SPEC: Final = ("ENG-01", "ENG-02", "ENG-04", "MON-07", "MON-14", "MON-41")
@@ -60,10 +60,10 @@ def first_step(outcome: Outcome) -> int | None:
 
 
 def compare_with_port(
-    args: argparse.Namespace, options: ReplayOptions, session: RecordingSession, out: TextIO
+    args: argparse.Namespace, options: ReplayOptions, session: Session, out: TextIO
 ) -> int:
     """Run the recorded replay on the harness; report and write the first difference."""
-    steps = session.steps
+    steps = session.steps or []
     if not steps:
         print("port: the log made no monitor operation; nothing to compare", file=out)
         return EXIT_OK

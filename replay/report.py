@@ -13,9 +13,19 @@ from typing import Any
 
 from doomloop_kit.reference import ResolvedConfig, Verdict, wire
 
-from .driver import CallResult, Entry, ResumeResult, RoundResult, ServerResult, TextResult
+from .driver import (
+    CallResult,
+    ConversationResult,
+    EngineResult,
+    Entry,
+    ResumeResult,
+    RoundResult,
+    ServerResult,
+    TextResult,
+)
 from .events import Notice
 from .output import AtomicText
+from .results import StreakResult
 from .summary import Summary, position
 
 
@@ -81,8 +91,44 @@ def entry_json(entry: Entry) -> dict[str, Any]:
             "givenState": entry.given_state,
             "implicit": entry.implicit,
         }
+    if isinstance(entry, ConversationResult):
+        return {
+            "type": "conversation",
+            "line": entry.line,
+            "id": entry.run_id,
+            "outcome": entry.outcome,
+        }
+    if isinstance(entry, EngineResult):
+        data: dict[str, Any] = {
+            "type": "engine",
+            "kind": entry.kind,
+            "line": entry.line,
+            "afterRound": entry.after_round,
+        }
+        if entry.message:
+            data["message"] = entry.message
+        if entry.kind in ("halt", "not-replayed"):
+            data["count"] = entry.count
+        return data
+    if isinstance(entry, StreakResult):
+        return streak_json(entry)
     assert isinstance(entry, Notice)
     return {"type": "notice", "line": entry.line, "message": entry.message}
+
+
+def streak_json(streak: StreakResult) -> dict[str, Any]:
+    return {
+        "type": "streak",
+        "tool": streak.tool,
+        "fromRound": streak.first_round,
+        "toRound": streak.last_round,
+        "longest": streak.longest,
+        "repeats": streak.repeats,
+        "results": streak.results,
+        "identical": streak.identical,
+        "changed": streak.changed,
+        "action": streak.action,
+    }
 
 
 def dumps(data: object) -> str:

@@ -12,7 +12,8 @@ from dataclasses import dataclass, field
 
 from doomloop_kit.reference import RUNGS
 
-from .driver import Entry, RoundResult, ServerResult, TextResult
+from .driver import EngineResult, Entry, RoundResult, ServerResult, TextResult
+from .results import StreakResult
 
 
 def position(entry: RoundResult | TextResult | ServerResult) -> str:
@@ -22,6 +23,9 @@ def position(entry: RoundResult | TextResult | ServerResult) -> str:
     if isinstance(entry, TextResult):
         return str(entry.after_round + 1) if entry.in_round else f"{entry.after_round}t"
     return f"{entry.after_round}s"
+
+
+STREAK_KINDS = ("identical", "changed", "unknown")
 
 
 @dataclass
@@ -34,8 +38,19 @@ class Summary:
     text_checks: int = 0
     first: dict[str, str] = field(default_factory=dict)
     """rung -> position of its first verdict (tool, server or text)."""
+    streaks: dict[str, int] = field(default_factory=dict)
+    """Closed streaks by what their results say: identical, changed, unknown."""
+    engine: dict[str, int] = field(default_factory=dict)
+    """``--engine``: steer injections, escalations, halts."""
 
     def add(self, entry: Entry) -> None:
+        if isinstance(entry, StreakResult):
+            self.streaks[entry.results] = self.streaks.get(entry.results, 0) + 1
+            return
+        if isinstance(entry, EngineResult):
+            if entry.kind != "not-replayed":
+                self.engine[entry.kind] = self.engine.get(entry.kind, 0) + 1
+            return
         if isinstance(entry, RoundResult):
             self.rounds += 1
             self.calls += len(entry.calls)
@@ -62,4 +77,6 @@ class Summary:
             "blocked": self.blocked,
             "textChecks": self.text_checks,
             "firstFired": {rung: where for rung, where in self.firsts() if where is not None},
+            "streaks": {kind: self.streaks.get(kind, 0) for kind in STREAK_KINDS},
+            "engine": dict(sorted(self.engine.items())),
         }

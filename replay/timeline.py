@@ -14,11 +14,26 @@ from typing import TextIO
 
 from doomloop_kit.reference import Ladder
 
-from .driver import CallResult, Entry, ResumeResult, RoundResult, ServerResult, TextResult
+from .driver import (
+    CallResult,
+    ConversationResult,
+    EngineResult,
+    Entry,
+    ResumeResult,
+    RoundResult,
+    ServerResult,
+    TextResult,
+)
 from .events import Notice
-from .summary import Summary, position
+from .results import StreakResult
+from .summary import STREAK_KINDS, Summary, position
 
 MESSAGE_CHARS = 90
+STREAK_MEANING = {
+    "identical": "identical (a loop)",
+    "changed": "changed (polling or progress)",
+    "unknown": "not in the log",
+}
 CALLS_WIDTH = 34
 
 
@@ -53,9 +68,10 @@ def ladder_text(ladder: Ladder) -> str:
 class Timeline:
     """Writes entries as they come; keeps only the running summary."""
 
-    def __init__(self, out: TextIO, *, quiet: bool = False) -> None:
+    def __init__(self, out: TextIO, *, quiet: bool = False, engine: bool = False) -> None:
         self.out = out
         self.quiet = quiet
+        self.engine = engine
         self.summary = Summary()
         self.stopped = False
 
@@ -69,7 +85,8 @@ class Timeline:
         )
 
     def _row(self, where: str, line: int, calls: str, action: str | None, message: str) -> None:
-        row = f"{where:<8}{'L' + str(line):<7}{calls:<{CALLS_WIDTH}} {action or '-':<9}"
+        at = f"L{line}" if line else ""
+        row = f"{where:<8}{at:<7}{calls:<{CALLS_WIDTH}} {action or '-':<9}"
         print((row + shorten(message)).rstrip(), file=self.out)
 
     def add(self, entry: Entry) -> None:
@@ -78,6 +95,20 @@ class Timeline:
             return
         if isinstance(entry, Notice):
             print(f"warning: line {entry.line}: {entry.message}", file=self.out)
+        elif isinstance(entry, ConversationResult):
+            self.stopped = False
+            outcome = "" if entry.outcome is None else f", outcome {entry.outcome}"
+            print(f"== line {entry.line}: conversation {entry.run_id}{outcome} ==", file=self.out)
+        elif isinstance(entry, EngineResult):
+            self._engine(entry)
+        elif isinstance(entry, StreakResult):
+            self._row(
+                "streak",
+                0,
+                f"{entry.tool} R{entry.first_round}..R{entry.last_round} x{entry.repeats}",
+                entry.action,
+                f"longest {entry.longest:g}; results {STREAK_MEANING[entry.results]}",
+            )
         elif isinstance(entry, ResumeResult):
             self.stopped = False
             print(
@@ -120,7 +151,26 @@ class Timeline:
             )
             self._halt(entry.action)
 
+    def _engine(self, entry: EngineResult) -> None:
+        if entry.kind == "halt":
+            sealed = f", {entry.count} calls sealed" if entry.count else ""
+            print(
+                f"-- engine: stop gate after line {entry.line}: the run halts{sealed}; "
+                "the rest of the run is not replayed --",
+                file=self.out,
+            )
+        elif entry.kind == "not-replayed":
+            noun = "response" if entry.count == 1 else "responses"
+            print(
+                f"-- engine: {entry.count} {noun} of the halted run not replayed --", file=self.out
+            )
+        else:
+            what = {"steer": "steer message injected", "escalate": "escalated dispatch"}
+            self._row("engine", entry.line, what[entry.kind], entry.kind, entry.message)
+
     def _halt(self, action: str | None) -> None:
+        if self.engine:
+            return  # the engine's own halt line says it
         if action == "stop" and not self.stopped:
             self.stopped = True
             print(
@@ -136,3 +186,6 @@ class Timeline:
             f"{s.blocked} not executed (block/stop); first fired: {fired}",
             file=self.out,
         )
+        if s.streaks:
+            kinds = ", ".join(f"{s.streaks[k]} {k}" for k in STREAK_KINDS if k in s.streaks)
+            print(f"streaks by their results: {kinds}", file=self.out)

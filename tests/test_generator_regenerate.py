@@ -268,7 +268,8 @@ def test_engine_families_are_drawn_into_their_own_files(monkeypatch: pytest.Monk
         assert vector["id"].startswith("engine-stand-in/") and vector["features"] == ["engine"]
         assert vector["tags"] == ["engine-stand-in", shape]
         try:
-            expected: Any = {"result": run_scenario(vector["scenario"]).to_json()}
+            ran = run_scenario(vector["scenario"])
+            expected: Any = {"result": ran.to_json(), "order": ran.event_order()}
         except ScenarioError:
             expected = {"error": "bad-scenario"}
         assert compare(expected, vector["expect"]) == []

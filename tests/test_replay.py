@@ -95,13 +95,17 @@ def test_a_long_document_is_read_across_chunks(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("text", "line", "fragment"),
     [
-        ('{"role": "user"}\n{"role": "assistant"}\n{"oops": 1}\n', 3, "not a chat message"),
+        (
+            '{"role": "user"}\n{"role": "assistant"}\n{"oops": 1}\n',
+            3,
+            "in none of the formats the replay reads (tried: chat, anthropic",
+        ),
         ('{"role": "user"}\n\n{"role": "assistant", "content": "a"\n', 3, "not JSON"),
         ('[\n {"role": "assistant"},\n {"role": NaN}\n]', 3, "not JSON"),
         ('{"role": "assistant"}\n{"type": "function_call", "name": "x"}\n', 2, "cannot mix"),
         ('{"role": "assistant", "tool_calls": [{"function": {}}]}\n', 1, "function.name"),
         ('{"kind": "response", "calls": [{"arguments": "{}"}]}\n', 1, "needs a string `name`"),
-        ("[1, 2]\n", 1, "not a chat message"),
+        ("[1, 2]\n", 1, "in none of the formats"),
     ],
 )
 def test_bad_input_names_the_line_and_writes_nothing(
@@ -432,8 +436,9 @@ def test_the_reader_forgets_the_oldest_unanswered_calls(
 ) -> None:
     from doomloop_kit.replay import events as events_module
     from doomloop_kit.replay import readers
+    from doomloop_kit.replay.formats import common
 
-    monkeypatch.setattr(readers, "MAX_PENDING", 3)
+    monkeypatch.setattr(common, "MAX_PENDING", 3)
     records: list[Any] = [
         {"kind": "response", "calls": [{"name": "f", "id": f"c{i}"}]} for i in range(5)
     ]

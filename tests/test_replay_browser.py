@@ -88,3 +88,34 @@ def test_the_page_of_a_resumed_run_marks_the_runs(browser: Browser, tmp_path: Pa
         ".map(e => e.dataset.tool))).sort()"
     )
     assert tools == ["ci_log", "ci_status", "text"]
+
+
+def test_the_fleet_page_draws_its_charts_offline(browser: Browser, tmp_path: Path) -> None:
+    """The fleet page: inline SVG only; the bars carry the fixture corpus's shares."""
+    from test_replay_fleet import corpus, outcomes
+
+    folder, page = corpus(tmp_path), tmp_path / "fleet.html"
+    arguments = [str(folder), "--outcomes", str(outcomes(tmp_path)), "--html", str(page)]
+    assert main(["replay", *arguments, "--sweep", "block=3|4|false", "--progress", "none"]) == 2
+    text = page.read_text(encoding="utf-8")
+    assert "<script" not in text and not re.search(r"\s(src|href)\s*=", text)
+    browser.goto(page.as_uri())
+    browser.wait("document.querySelectorAll('figure.chart svg').length >= 3")
+    bar = browser.evaluate(
+        "(() => { const b = document.querySelector("
+        '\'rect.bar[data-category="block"][data-series="success"]\');'
+        " const r = b.getBoundingClientRect(); return [b.dataset.value, r.width, r.height]; })()"
+    )
+    assert bar[0] == "33.3" and bar[1] > 0 and bar[2] > 0  # 1 of the 3 successful runs
+    failure = browser.evaluate(
+        'document.querySelector(\'rect.bar[data-category="block"][data-series="failure"]\')'
+        ".dataset.value"
+    )
+    assert failure == "100"  # both failed runs are loops that reach block
+    points = browser.evaluate(
+        "Array.from(document.querySelectorAll('circle.point')).map(p => p.dataset.label)"
+    )
+    assert points == ["block=3", "block=4", "block=false"]
+    rows = browser.evaluate("document.querySelectorAll('#sweep tbody tr').length")
+    assert rows == 3
+    browser.screenshot("replay-fleet.png")

@@ -65,6 +65,25 @@ KILLERS: dict[str, tuple[str, str]] = {
         "curated/engine-scenarios.json",
         "engine-scenarios/i-01-repeating-distinct-argument-fan-out",
     ),
+    # ENG-139: each breaks one relation of the partial order of a concurrent batch
+    "engine-pre-before-checkpoint": (
+        "curated/engine-scenarios.json",
+        "engine-scenarios/i-01-repeating-distinct-argument-fan-out",
+    ),
+    "engine-checkpoints-swapped": (
+        "curated/engine-scenarios.json",
+        "engine-scenarios/i-01-repeating-distinct-argument-fan-out",
+    ),
+    "engine-post-after-next-dispatch": (
+        "curated/engine-scenarios.json",
+        "engine-scenarios/i-01-repeating-distinct-argument-fan-out",
+    ),
+}
+
+BROKEN_RELATION = {
+    "engine-pre-before-checkpoint": "per-call order broken (ENG-139)",
+    "engine-checkpoints-swapped": "checkpoint order broken (ENG-139)",
+    "engine-post-after-next-dispatch": "batch boundary broken (ENG-139)",
 }
 
 COMMITTED = support.committed_vectors()
@@ -101,6 +120,33 @@ def test_killing_vectors_pass_on_the_reference(tmp_path: Path) -> None:
     )
     assert status == 0
     assert lines[-1]["totals"]["passed"] == len({vector for _, vector in killers})
+
+
+@needs_vectors
+@pytest.mark.parametrize("name", sorted(BROKEN_RELATION))
+def test_a_broken_relation_is_named(name: str, tmp_path: Path) -> None:
+    """ENG-139: a harness breaking the partial order fails with the relation named."""
+    assert COMMITTED is not None
+    file, vector = KILLERS[name]
+    status, lines = support.run(
+        [str(COMMITTED / file), "-k", vector, "--port", support.mutant(name)],
+        tmp_path / "report.jsonl",
+    )
+    assert status == 1
+    (failed,) = support.by_status(lines, "failed")
+    assert BROKEN_RELATION[name] in failed["failure"]["reason"]
+
+
+@needs_vectors
+def test_an_interleaving_threads_could_give_passes(tmp_path: Path) -> None:
+    """ENG-138, ENG-139: every engine vector passes with each concurrent batch's events
+    and executions rearranged as threads could (seeded per scenario)."""
+    status, lines = support.run(
+        ["--family", "engine-*", "--port", support.mutant("engine-interleaved")],
+        tmp_path / "report.jsonl",
+    )
+    assert status == 0, [line for line in lines if line.get("status") == "failed"][:1]
+    assert len(support.by_status(lines, "passed")) > 400
 
 
 @needs_vectors

@@ -326,21 +326,37 @@ def _detect_text_repetition(request: Mapping[str, object]) -> object:
     return None if found is None else found.to_json()
 
 
-def _run_scenario(request: Mapping[str, object]) -> object:
-    """``runScenario`` (PROT-31): the reference engine's transcript of a plain-JSON
-    scenario, as JS ``JSON.stringify`` would write it (ENG-105: a non-finite number
-    is ``null``, ``-0`` is ``0``); a malformed scenario (ENG-23) is the expected
-    outcome ``bad-scenario``."""
+ENGINE_ORDER: Final = "order"
+"""The member of an engine expectation that holds its partial order (ENG-139)."""
+
+
+def engine_expectation(request: Mapping[str, object]) -> dict[str, object]:
+    """``runScenario`` (PROT-31) as an engine vector expects it: ``{"result", "order"}``.
+
+    ``result`` is the reference engine's transcript of a plain-JSON scenario, as
+    JS ``JSON.stringify`` would write it (ENG-105: a non-finite number is
+    ``null``, ``-0`` is ``0``); ``order`` its partial order (ENG-139). A
+    malformed scenario (ENG-23), or a run outside the engine level's domain
+    (ENG-151), raises the expected outcome ``bad-scenario``.
+    """
     from doomloop_kit.engine import Scenario, ScenarioError, run_scenario  # engine ops only
     from doomloop_kit.engine.jsjson import stringify
 
     if "scenario" not in request:
         raise OpError("bad-request", "missing member 'scenario'")
     try:
-        scenario = Scenario.from_json(request["scenario"])
+        transcript = run_scenario(Scenario.from_json(request["scenario"]))
     except ScenarioError as error:
         raise OpError("bad-scenario", str(error)) from error
-    return json.loads(stringify(run_scenario(scenario).to_json()))
+    return {
+        "result": json.loads(stringify(transcript.to_json())),
+        ENGINE_ORDER: transcript.event_order(),
+    }
+
+
+def _run_scenario(request: Mapping[str, object]) -> object:
+    """``runScenario`` (PROT-31): the transcript a harness answers."""
+    return engine_expectation(request)["result"]
 
 
 FUNCTION_OPS: Final[dict[str, Callable[[Mapping[str, object]], object]]] = {

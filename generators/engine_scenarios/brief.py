@@ -70,7 +70,7 @@ INTEGRATION: list[JsonObject] = [
     scenario(
         "I-01",
         "Repeating distinct-argument fan-out",
-        ["ENG-35", "ENG-52", "ENG-79", "ENG-81", "ENG-126"],
+        ["ENG-35", "ENG-52", "ENG-79", "ENG-81", "ENG-162"],
         [
             _detections(*[("observe", 2)] * 3, *[("block", 3)] * 3, *[("block", 4)] * 3),
             {
@@ -96,7 +96,7 @@ INTEGRATION: list[JsonObject] = [
     scenario(
         "I-02",
         "Duplicate call ids",
-        ["ENG-41", "ENG-42", "ENG-46"],
+        ["ENG-41", "ENG-152", "ENG-46"],
         [{"kind": "detectionsInclude", "inOrder": [["observe", 2], ["block", 3]]}],
         tools=[{"name": "read", "loopKey": ["path"]}],
         doomLoop=ON,
@@ -116,7 +116,7 @@ INTEGRATION: list[JsonObject] = [
     scenario(
         "I-03",
         "Single repeated call, observe then block, recovery",
-        ["ENG-39", "ENG-44", "ENG-79", "ENG-89", "ENG-126"],
+        ["ENG-39", "ENG-44", "ENG-79", "ENG-89", "ENG-162"],
         [
             _ran("web_search", 2),
             _detections(("observe", 2), ("block", 3)),
@@ -149,7 +149,7 @@ INTEGRATION: list[JsonObject] = [
     scenario(
         "I-04",
         "Stop threshold",
-        ["ENG-82", "ENG-84", "ENG-86", "ENG-131"],
+        ["ENG-82", "ENG-166", "ENG-86", "ENG-131"],
         [
             _dispatch_count(4),
             _verdict(action="stop", detector="tool-fingerprint", streak=4, toolName="web_search"),
@@ -172,7 +172,7 @@ INTEGRATION: list[JsonObject] = [
     scenario(
         "I-06",
         "Healthy run untouched",
-        ["ENG-62", "ENG-126"],
+        ["ENG-62", "ENG-162"],
         [_no_detections(), _dispatch_count(4), _final_text("done")],
         tools=[WEB_SEARCH],
         doomLoop=ON,
@@ -222,7 +222,7 @@ INTEGRATION: list[JsonObject] = [
     scenario(
         "I-10",
         "Degenerate text, no tools",
-        ["ENG-109", "ENG-113", "ENG-125"],
+        ["ENG-109", "ENG-113", "ENG-161"],
         [
             _final_text(FOX_40),
             {"kind": "detection", "count": 1},
@@ -238,7 +238,7 @@ INTEGRATION: list[JsonObject] = [
     scenario(
         "I-11",
         "Identical filler text with varying calls",
-        ["ENG-109", "ENG-110", "ENG-113", "ENG-126"],
+        ["ENG-109", "ENG-157", "ENG-113", "ENG-162"],
         [_dispatch_count(3), _verdict(detector="text-streak", action="stop", streak=3)],
         tools=[WEB_SEARCH],
         doomLoop={"ladder": {"observe": 2, "block": 3, "stop": 3}, "text": True},
@@ -340,7 +340,7 @@ INTEGRATION: list[JsonObject] = [
     scenario(
         "I-18",
         "Streaks survive a fresh turn",
-        ["ENG-114", "ENG-117", "ENG-119"],
+        ["ENG-114", "ENG-171", "ENG-119"],
         [
             {"kind": "state", "run": 0, "at": "/doomLoop/tools/web_search/streak", "equals": 2},
             _detections(("block", 3), run=1),
@@ -383,7 +383,7 @@ INTEGRATION: list[JsonObject] = [
     scenario(
         "I-21",
         "A manual tool's loopKey never runs",
-        ["ENG-36", "ENG-44", "ENG-134"],
+        ["ENG-36", "ENG-44", "ENG-148"],
         [
             {"kind": "loopKeyInvocations", "tool": "web_search", "equals": 1},
             {"kind": "loopKeyInvocations", "tool": "ask_human", "equals": 0},
@@ -512,7 +512,7 @@ ESCALATION: list[JsonObject] = [
     scenario(
         "E-07",
         "The budget persists across runs",
-        ["ENG-114", "ENG-117"],
+        ["ENG-114", "ENG-171"],
         [
             {"kind": "state", "run": 0, "at": "/doomLoop/escalationsUsed", "equals": 1},
             _tool_detections(("escalate", 3), ("observe", 4), run=1),
@@ -567,7 +567,7 @@ ESCALATION: list[JsonObject] = [
     _same_same_other(
         "E-10",
         "The caller's forced choice is preserved",
-        ["ENG-74", "ENG-133"],
+        ["ENG-74", "ENG-145"],
         [
             {"kind": "request", "dispatch": 2, "at": "/toolChoice/type", "equals": "allowed_tools"},
             {
@@ -757,7 +757,7 @@ REMEDIATION: list[JsonObject] = [
     scenario(
         "R-03",
         "Text stop with a tool call in the same response",
-        ["ENG-85", "ENG-106", "ENG-113", "ENG-126"],
+        ["ENG-85", "ENG-106", "ENG-113", "ENG-162"],
         [
             _dispatch_count(1),
             {"kind": "sessionEnd", "equals": ["doom_loop"]},
@@ -771,7 +771,7 @@ REMEDIATION: list[JsonObject] = [
     scenario(
         "R-04",
         "A fresh turn after a sealed text stop",
-        ["ENG-85", "ENG-119", "ENG-124"],
+        ["ENG-85", "ENG-119", "ENG-160"],
         [_final_text("resumed fine", run=1), {"kind": "wellFormed", "run": 1, "dispatch": 0}],
         tools=[WEB_SEARCH],
         doomLoop=ON,
@@ -795,7 +795,7 @@ REMEDIATION: list[JsonObject] = [
     scenario(
         "R-06",
         "No final request after a stop on the stopWhen path",
-        ["ENG-84", "ENG-128", "ENG-132"],
+        ["ENG-166", "ENG-147", "ENG-132"],
         [_dispatch_count(2), _verdict(action="stop", streak=2)],
         tools=[WEB_SEARCH],
         doomLoop={"ladder": {"observe": 2, "block": 2, "stop": 2}},
@@ -805,7 +805,7 @@ REMEDIATION: list[JsonObject] = [
     scenario(
         "R-07",
         "Stop while executing approved calls",
-        ["ENG-118", "ENG-120", "ENG-127", "ENG-129", "ENG-133"],
+        ["ENG-158", "ENG-120", "ENG-163", "ENG-164", "ENG-145"],
         [
             {"kind": "end", "run": 0, "at": "/status", "equals": "awaiting_approval"},
             _dispatch_count(1, run=0),
@@ -831,7 +831,7 @@ REMEDIATION: list[JsonObject] = [
     scenario(
         "R-08",
         "A fresh turn clears the stop verdict",
-        ["ENG-118", "ENG-119", "ENG-101"],
+        ["ENG-158", "ENG-119", "ENG-101"],
         [
             _final_text("recovered"),
             {"kind": "end", "at": "/stopVerdict", "equals": None},
@@ -867,7 +867,7 @@ REMEDIATION: list[JsonObject] = [
     scenario(
         "R-10",
         "Steer at a HITL pause",
-        ["ENG-68", "ENG-114", "ENG-135"],
+        ["ENG-68", "ENG-114", "ENG-165"],
         [
             {"kind": "end", "at": "/status", "equals": "awaiting_hitl"},
             {"kind": "state", "at": "/doomLoop/pendingSteer", "length": 1},
@@ -970,7 +970,7 @@ REMEDIATION: list[JsonObject] = [
     scenario(
         "R-17",
         "Server-tool repetition stops",
-        ["ENG-56", "ENG-57", "ENG-58", "ENG-59", "ENG-126"],
+        ["ENG-56", "ENG-57", "ENG-58", "ENG-59", "ENG-162"],
         [
             _dispatch_count(3),
             {"kind": "detection", "count": 2, "everyHas": {"detector": "server-tool-fingerprint"}},
@@ -1034,7 +1034,7 @@ REMEDIATION: list[JsonObject] = [
     scenario(
         "R-21",
         "On, then on",
-        ["ENG-117", "ENG-119"],
+        ["ENG-171", "ENG-119"],
         [_detections(("block", 3), run=1)],
         tools=[WEB_SEARCH],
         doomLoop=ON,

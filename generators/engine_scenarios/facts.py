@@ -2,7 +2,8 @@
 
 A fact is data: ``{"kind": ..., "run": index, ...}``. :func:`check_fact`
 raises :class:`FactFailure` with a readable reason when the transcript does
-not show it. Facts read only the JSON transcript (ENG-15), so the same check
+not show it. Facts read only the JSON transcript (ENG-156) and, for the kind
+``order``, the partial order stored beside it (ENG-139), so the same check
 serves the reference engine today and a port's transcript later.
 """
 
@@ -166,6 +167,9 @@ def _dispatches(transcript: Mapping[str, Json], fact: Mapping[str, Json]) -> Non
     models = [cast(Mapping[str, Json], d["request"])["model"] for d in dispatches]
     if "models" in fact:
         _expect(models == fact["models"], fact, f"found {models}")
+    if "kinds" in fact:
+        kinds = [d["kind"] for d in dispatches]
+        _expect(kinds == fact["kinds"], fact, f"found {kinds}")
     if "modelCount" in fact:
         wanted = cast(Mapping[str, Json], fact["modelCount"])
         _expect(models.count(wanted["model"]) == wanted["equals"], fact, f"found {models}")
@@ -294,6 +298,16 @@ def _config(transcript: Mapping[str, Json], fact: Mapping[str, Json]) -> None:
         _located(run["config"], fact)
 
 
+def _order(transcript: Mapping[str, Json], fact: Mapping[str, Json]) -> None:
+    """The partial order of a run's ``events`` or ``executions`` (``of``; ENG-139), read from
+    the ``order`` an engine vector stores beside its transcript."""
+    orders = cast(Sequence[Mapping[str, Json]], transcript.get("order", []))
+    index = cast(int, fact.get("run", 0))
+    _expect(index < len(orders), fact, "no order for this run")
+    found = orders[index][cast(str, fact["of"])]
+    _expect(found == fact["equals"], fact, f"found {found}")
+
+
 CHECKS: dict[str, FactCheck] = {
     "detections": _detections_fact,
     "detectionsInclude": _detections_include,
@@ -315,6 +329,7 @@ CHECKS: dict[str, FactCheck] = {
     "warning": _warning,
     "loopKeyInvocations": _loop_keys,
     "config": _config,
+    "order": _order,
 }
 
 
@@ -330,7 +345,8 @@ def failed_facts(entry: Mapping[str, Json]) -> list[str]:
     """Run an entry's scenario on the reference engine; the reasons of its facts that fail."""
     from doomloop_kit.engine import run_scenario  # the engine is only needed here
 
-    transcript = run_scenario(cast(Mapping[str, Json], entry["scenario"])).to_json()
+    ran = run_scenario(cast(Mapping[str, Json], entry["scenario"]))
+    transcript = {**ran.to_json(), "order": ran.event_order()}
     failures = []
     for fact in cast(list[Mapping[str, Json]], entry["facts"]):
         try:

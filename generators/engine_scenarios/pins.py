@@ -44,7 +44,7 @@ def _reads(count: int) -> list[JsonObject]:
 def _stop_when_3(name: str, title: str, spec: list[str], **request: Json) -> JsonObject:
     """stopWhen 3 over four reads: rounds 1-3 run in the main loop, the fourth response's
     call runs on the stopWhen path, and dispatch 4 is the final one, tool choice none
-    (ENG-128, ENG-132, ENG-133)."""
+    (ENG-147, ENG-132, ENG-145)."""
     return {
         **scenario(
             name,
@@ -61,13 +61,14 @@ def _stop_when_3(name: str, title: str, spec: list[str], **request: Json) -> Jso
 
 
 def _toolchoice_every_dispatch(name: str, choice: JsonObject) -> JsonObject:
-    """A tool choice of a type other than ``function`` is not forced: it is sent on every
-    dispatch, the second included (ENG-133)."""
+    """A tool choice that is not forced (an ``allowed_tools`` in mode ``auto``) is sent on
+    every dispatch, the second included (ENG-145)."""
     return {
         **scenario(
             name,
-            f"A tool choice of type {choice['type']} is not forced: dispatch 1 still carries it",
-            ["ENG-133"],
+            f"A tool choice of type {choice['type']} in mode {choice.get('mode')} is not forced: "
+            "dispatch 1 still carries it",
+            ["ENG-145"],
             [{"kind": "request", "dispatch": 1, "at": "/toolChoice", "equals": choice}],
             tools=[{"name": "read"}],
             doomLoop=True,
@@ -97,12 +98,12 @@ def _state_saved(name: str, accessor: Json) -> JsonObject:
 
 def _not_text(name: str, title: str, item: JsonObject) -> JsonObject:
     """A response whose only item holds the stuck text outside an assistant message's
-    ``output_text`` part: the text check sees no text, so no text verdict (ENG-110)."""
+    ``output_text`` part: the text check sees no text, so no text verdict (ENG-157)."""
     return {
         **scenario(
             name,
             title,
-            ["ENG-110"],
+            ["ENG-157"],
             [{"kind": "detection", "detector": "text-repetition", "count": 0}],
             doomLoop=True,
             runs=[fresh([turn(item)])],
@@ -212,12 +213,12 @@ PINS: list[JsonObject] = [
         "rule": "3.4",
     },
     _stop_when_3(
-        "P-06", "stopWhen 3 holds after the third round, not before", ["ENG-128", "ENG-132"]
+        "P-06", "stopWhen 3 holds after the third round, not before", ["ENG-147", "ENG-132"]
     ),
     _stop_when_3(
         "P-07",
         "allowFinalResponse 0 is not false (JS !== false): the final dispatch is sent",
-        ["ENG-23", "ENG-128"],
+        ["ENG-23", "ENG-147"],
         allowFinalResponse=0,
     ),
     _skipped_handler_first(
@@ -272,9 +273,9 @@ PINS: list[JsonObject] = [
         **scenario(
             "P-14",
             "A model-only escalation keeps the caller's forced choice on the wire: "
-            "it is consumed there and the next dispatch carries no choice",
-            ["ENG-74", "ENG-133"],
-            [{"kind": "request", "dispatch": 3, "at": "/toolChoice", "absent": True}],
+            "it is consumed there and the next dispatch carries the relaxed auto",
+            ["ENG-74", "ENG-145"],
+            [{"kind": "request", "dispatch": 3, "at": "/toolChoice", "equals": "auto"}],
             tools=[WEB_SEARCH],
             doomLoop={"ladder": ESCALATE_AT_2, "escalation": FRONTIER},
             request={
@@ -299,7 +300,20 @@ PINS: list[JsonObject] = [
         "P-17",
         {"type": "allowed_tools", "mode": "auto", "tools": [{"type": "function", "name": "read"}]},
     ),
-    _toolchoice_every_dispatch("P-18", {"type": "web_search_preview"}),
+    {
+        **scenario(
+            "P-18",
+            "A forced object of a type other than function (web_search_preview) is consumed: "
+            "dispatch 1 carries auto (engine brief 10.6)",
+            ["ENG-145"],
+            [{"kind": "request", "dispatch": 1, "at": "/toolChoice", "equals": "auto"}],
+            tools=[{"name": "read"}],
+            doomLoop=True,
+            request={"toolChoice": {"type": "web_search_preview"}},
+            runs=[fresh([*_reads(1), DONE])],
+        ),
+        "rule": "10.6",
+    },
     _not_text(
         "P-19",
         "A server item sorting before message (code_interpreter_call) is not text",
@@ -325,7 +339,7 @@ PINS: list[JsonObject] = [
             "P-23",
             "A server item whose type sorts before function_call is not a call: "
             "with no call the run completes",
-            ["ENG-56", "ENG-125"],
+            ["ENG-56", "ENG-161"],
             [{"kind": "end", "at": "/reason", "equals": "complete"}],
             tools=[{"name": "read"}],
             doomLoop=True,
@@ -338,7 +352,7 @@ PINS: list[JsonObject] = [
             "P-24",
             "A fresh turn on a conversation awaiting approval saves in_progress before its "
             "first dispatch (seen when that dispatch has no scripted response)",
-            ["ENG-124"],
+            ["ENG-160"],
             [{"kind": "state", "at": "/status", "equals": "in_progress"}],
             doomLoop=True,
             initialState={"status": "awaiting_approval", "messages": []},
@@ -351,7 +365,7 @@ PINS: list[JsonObject] = [
             "P-25",
             "A fresh turn on a conversation awaiting client tools saves nothing before its "
             "first response (seen when that dispatch has no scripted response)",
-            ["ENG-124"],
+            ["ENG-160"],
             [{"kind": "state", "at": "/status", "absent": True}],
             doomLoop=True,
             initialState={"status": "awaiting_client_tools", "messages": []},
@@ -364,7 +378,7 @@ PINS: list[JsonObject] = [
             "P-26",
             "The stopWhen final dispatch does not take an escalation latched in the round "
             "before it: it keeps the request's model",
-            ["ENG-75", "ENG-128"],
+            ["ENG-75", "ENG-147"],
             [{"kind": "dispatches", "models": ["cheap-model", "cheap-model", "cheap-model"]}],
             tools=[WEB_SEARCH],
             doomLoop={"ladder": ESCALATE_AT_2, "escalation": FRONTIER},
@@ -378,7 +392,7 @@ PINS: list[JsonObject] = [
             "P-27",
             "The stopWhen final dispatch carries tool choice none, so it does not consume "
             "the caller's forced choice: the state records no consumed key",
-            ["ENG-133"],
+            ["ENG-145"],
             [{"kind": "state", "at": "/consumedForcedToolChoiceKey", "absent": True}],
             tools=[{"name": "read"}],
             doomLoop=True,

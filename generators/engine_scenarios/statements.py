@@ -54,7 +54,7 @@ STATEMENTS: list[JsonObject] = [
         scenario(
             "S-02",
             "Restored steer is delivered at the first flush, never in the first dispatch",
-            ["ENG-65", "ENG-117"],
+            ["ENG-65", "ENG-171"],
             [
                 {
                     "kind": "userMessages",
@@ -85,7 +85,7 @@ STATEMENTS: list[JsonObject] = [
         scenario(
             "S-03",
             "A pause pre-empts a stop armed in its round; a fresh turn clears it without a halt",
-            ["ENG-88", "ENG-119", "ENG-134", "EQ-02"],
+            ["ENG-167", "ENG-119", "ENG-148", "EQ-02"],
             [
                 {"kind": "end", "run": 0, "at": "/status", "equals": "awaiting_client_tools"},
                 {"kind": "sessionEnd", "run": 0, "equals": ["complete"]},
@@ -122,7 +122,7 @@ STATEMENTS: list[JsonObject] = [
         scenario(
             "S-04",
             "A first-response text stop does not prevent the approval pause",
-            ["ENG-125", "EQ-01"],
+            ["ENG-161", "EQ-01"],
             [
                 {"kind": "executions", "run": 0, "tool": "web_search", "count": 1},
                 {"kind": "end", "run": 0, "at": "/status", "equals": "awaiting_approval"},
@@ -154,7 +154,7 @@ STATEMENTS: list[JsonObject] = [
         scenario(
             "S-05",
             "A condemned decision resume runs the approved call and halts without dispatching",
-            ["ENG-87", "ENG-99", "ENG-118", "ENG-120", "EQ-08"],
+            ["ENG-87", "ENG-99", "ENG-158", "ENG-120", "EQ-08"],
             [
                 {"kind": "dispatches", "run": 1, "count": 0},
                 {"kind": "executions", "run": 1, "tool": "risky", "count": 1},
@@ -229,7 +229,7 @@ STATEMENTS: list[JsonObject] = [
         scenario(
             "S-09",
             "toolInput is given for parsed client calls only",
-            ["ENG-89", "ENG-90"],
+            ["ENG-89", "ENG-153"],
             [
                 {"kind": "detection", "index": 0, "has": {"toolInput": {"query": "same"}}},
                 {
@@ -425,7 +425,7 @@ STATEMENTS: list[JsonObject] = [
         scenario(
             "S-18",
             "A blocked call fires no PreToolUse or PostToolUse",
-            ["ENG-78", "ENG-100"],
+            ["ENG-78", "ENG-140"],
             [
                 {"kind": "hooks", "hook": "PreToolUse", "count": 2},
                 {"kind": "hooks", "hook": "PostToolUse", "count": 2},
@@ -440,7 +440,7 @@ STATEMENTS: list[JsonObject] = [
         scenario(
             "S-19",
             "A call blocked in the approval-pause batch becomes a rejected unsent result",
-            ["ENG-80", "ENG-129"],
+            ["ENG-80", "ENG-164"],
             [
                 {"kind": "end", "at": "/status", "equals": "awaiting_approval"},
                 {
@@ -472,7 +472,7 @@ STATEMENTS: list[JsonObject] = [
         scenario(
             "S-20",
             "An approved call of an unknown tool is answered without a checkpoint",
-            ["ENG-127"],
+            ["ENG-163"],
             [
                 {
                     "kind": "request",
@@ -552,15 +552,16 @@ STATEMENTS: list[JsonObject] = [
     _rule(
         scenario(
             "S-23",
-            "The stopWhen final dispatch: tool choice none, its response never checked",
-            ["ENG-75", "ENG-109", "ENG-128", "EQ-16"],
+            "The stopWhen final dispatch: tool choice none, its response never checked, "
+            "the run's reason max_turns",
+            ["ENG-75", "ENG-109", "ENG-147", "EQ-16"],
             [
                 {"kind": "dispatches", "count": 3},
                 {"kind": "request", "dispatch": 2, "at": "/toolChoice", "equals": "none"},
                 {"kind": "executions", "tool": "web_search", "count": 2},
                 {"kind": "detection", "count": 0},
                 {"kind": "end", "at": "/finalText", "equals": STUCK_20},
-                {"kind": "sessionEnd", "equals": ["complete"]},
+                {"kind": "sessionEnd", "equals": ["max_turns"]},
             ],
             tools=[WEB_SEARCH],
             doomLoop=True,

@@ -16,6 +16,7 @@ import __future__
 import copy
 import inspect
 import json
+import random
 import sys
 import textwrap
 from collections.abc import Callable
@@ -363,6 +364,105 @@ def engine_dispatch_perturbed() -> None:
     oracle.FUNCTION_OPS[oracle.ENGINE_OP] = fake
 
 
+# -- concurrent batches (ENG-138, ENG-139): the events of a run rearranged -------------------
+
+Reorder = Callable[[list[Any], list[Any], list[Any], list[Any], random.Random], None]
+"""(events, event slots, executions, execution batches, seeded draw) -> rearranges in place."""
+
+
+def _rearranged(reorder: Reorder) -> None:
+    """runScenario answers the reference transcript with each run's events (and
+    executions) rearranged by ``reorder``, using the order the reference gives them."""
+
+    def fake(request: Any) -> object:
+        expected: Any = oracle.engine_expectation(request)
+        transcript: Any = expected["result"]
+        seed = json.dumps(request.get("scenario"), sort_keys=True)
+        draw = random.Random(seed)
+        for run, order in zip(transcript["runs"], expected[oracle.ENGINE_ORDER], strict=True):
+            reorder(run["events"], order["events"], run["executions"], order["executions"], draw)
+        return transcript
+
+    oracle.FUNCTION_OPS[oracle.ENGINE_OP] = fake
+
+
+def _batches(slots: list[Any]) -> list[list[int]]:
+    """The positions of each concurrent batch's events, batch by batch."""
+    groups: dict[int, list[int]] = {}
+    for position, slot in enumerate(slots):
+        if slot is not None:
+            groups.setdefault(slot[0], []).append(position)
+    return list(groups.values())
+
+
+def _interleave(events: list[Any], slots: list[Any], executions: list[Any],
+                batches: list[Any], draw: random.Random) -> None:  # fmt: skip
+    """Any interleaving threads could give: per call in order, detections in order."""
+    for positions in _batches(slots):
+        queues: dict[int, list[Any]] = {}
+        for position in positions:
+            queues.setdefault(slots[position][1], []).append(events[position])
+        detections = [events[p] for p in positions if events[p]["hook"] == "DoomLoopDetected"]
+        picked: list[Any] = []
+        while any(queues.values()):
+            ready = [
+                call
+                for call, queue in queues.items()
+                if queue and (queue[0]["hook"] != "DoomLoopDetected" or queue[0] is detections[0])
+            ]
+            call = draw.choice(ready)
+            event = queues[call].pop(0)
+            if detections and event is detections[0]:
+                detections.pop(0)
+            picked.append(event)
+        for position, event in zip(positions, picked, strict=True):
+            events[position] = event
+    for batch in {b for b in batches if b is not None}:
+        members = [i for i, b in enumerate(batches) if b == batch]
+        shuffled = [executions[i] for i in members]
+        draw.shuffle(shuffled)
+        for position, execution in zip(members, shuffled, strict=True):
+            executions[position] = execution
+
+
+def _pre_before_checkpoint(events: list[Any], slots: list[Any], *_: Any) -> None:
+    """A call's PreToolUse before its own DoomLoopDetected: its body before its checkpoint."""
+    for position, (event, slot) in enumerate(zip(events, slots, strict=True)):
+        if slot is not None and event["hook"] == "DoomLoopDetected":
+            after = position + 1
+            if (
+                after < len(events)
+                and slots[after] == slot
+                and events[after]["hook"] == "PreToolUse"
+            ):
+                events[position], events[after] = events[after], event
+                return
+
+
+def _checkpoints_swapped(events: list[Any], slots: list[Any], *_: Any) -> None:
+    """The first two detections of a batch in the wrong order."""
+    for positions in _batches(slots):
+        found = [p for p in positions if events[p]["hook"] == "DoomLoopDetected"]
+        if len(found) >= 2:
+            events[found[0]], events[found[1]] = events[found[1]], events[found[0]]
+            return
+
+
+def _post_after_next(events: list[Any], slots: list[Any], *_: Any) -> None:
+    """A batch's last Post* hook moved after the first event that follows the batch."""
+    for positions in _batches(slots):
+        end = positions[-1]
+        if end + 1 < len(events) and events[end]["hook"].startswith("PostToolUse"):
+            events.insert(end + 1, events.pop(end))
+            return
+
+
+INTERLEAVED: dict[str, Callable[[], None]] = {
+    "engine-interleaved": lambda: _rearranged(_interleave),
+}
+"""Harnesses that rearrange events as threads may: they must pass (ENG-139)."""
+
+
 MUTANTS: dict[str, Callable[[], None]] = {
     "json-dumps-canonical": json_dumps_canonical,
     "code-point-key-order": code_point_key_order,
@@ -397,14 +497,18 @@ MUTANTS: dict[str, Callable[[], None]] = {
     "memo-without-tool": memo_without_tool,
     "restore-clears-memo": restore_clears_memo,
     "engine-dispatch-perturbed": engine_dispatch_perturbed,
+    "engine-pre-before-checkpoint": lambda: _rearranged(_pre_before_checkpoint),
+    "engine-checkpoints-swapped": lambda: _rearranged(_checkpoints_swapped),
+    "engine-post-after-next-dispatch": lambda: _rearranged(_post_after_next),
 }
 
 
 def main() -> int:
-    if len(sys.argv) != 2 or sys.argv[1] not in MUTANTS:
-        print(f"usage: mutants.py {{{','.join(MUTANTS)}}}", file=sys.stderr)
+    known = {**MUTANTS, **INTERLEAVED}
+    if len(sys.argv) != 2 or sys.argv[1] not in known:
+        print(f"usage: mutants.py {{{','.join(known)}}}", file=sys.stderr)
         return 2
-    MUTANTS[sys.argv[1]]()
+    known[sys.argv[1]]()
     from doomloop_kit.conformance.harnesses import python_reference
 
     assert vars(python_reference)["oracle"] is oracle  # the harness runs the patched oracle

@@ -8,8 +8,8 @@ committed vectors alone, not the unit tests. Two judges, one per job:
 * :func:`engine_judge`: every engine vector (``scenario``, spec §15.1.4)
   through the reference engine: ``run_scenario(...).to_json()`` or, for a
   malformed scenario, ``{"error": "bad-scenario"}`` (ENG-23), compared with
-  the vector's ``expect`` as the conformance runner compares it (each run's
-  ``warnings`` by length only, ENG-108).
+  the vector's ``expect`` as the conformance runner compares it (events by the
+  vector's order, ENG-139; warnings by the fallback texts only, ENG-168).
 
 Run on its own it replays everything once and prints the time it took::
 
@@ -175,15 +175,15 @@ def first_mismatch(prepared: Prepared) -> str | None:
 
 
 def engine_outcome(scenario: Any) -> dict[str, Any]:
-    """What an engine vector expects for ``scenario``: the oracle's ``runScenario``
-    (the transcript), or the ``bad-scenario`` error of a malformed scenario (ENG-23).
+    """What an engine vector expects for ``scenario``: the oracle's transcript and its
+    order, or the ``bad-scenario`` error of a malformed scenario (ENG-23).
     The oracle imports the engine at call time, so that a process that has just
     swapped an engine module in runs the swap."""
     from doomloop_kit.generators.build import expected_error
     from doomloop_kit.vectorset import oracle
 
     try:
-        return {"result": oracle.FUNCTION_OPS[oracle.ENGINE_OP]({"scenario": scenario})}
+        return oracle.engine_expectation({"scenario": scenario})
     except oracle.OpError as error:
         return expected_error(error)
 
@@ -205,8 +205,9 @@ def first_engine_mismatch(prepared: EnginePrepared) -> str | None:
 
     As the conformance runner judges them: two transcripts by
     :func:`~doomloop_kit.vectorset.transcripts.compare_transcripts` (run by run,
-    each run's ``warnings`` by length only, ENG-108), anything else by the
-    vector comparison rule; equal sorted JSON text is equal under both.
+    events and executions by the vector's order, ENG-139, warnings by the fallback
+    texts only, ENG-168), anything else by the vector comparison rule; equal sorted
+    JSON text is equal under both.
     """
     from doomloop_kit.vectorset.files import compare
     from doomloop_kit.vectorset.transcripts import compare_transcripts
@@ -220,7 +221,9 @@ def first_engine_mismatch(prepared: EnginePrepared) -> str | None:
         if same:
             continue
         if "result" in expect and "result" in actual:
-            differences = compare_transcripts(expect["result"], actual["result"])
+            differences = compare_transcripts(
+                expect["result"], actual["result"], expect.get("order")
+            )
         else:
             differences = compare(expect, actual, "$.expect")
         if differences:

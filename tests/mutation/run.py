@@ -6,8 +6,8 @@
 Two jobs, one machinery (:data:`PACKAGES`): ``--package reference`` (the
 default) mutates ``reference/`` and judges each mutant by every monitor
 vector; ``--package engine`` mutates ``engine/`` and judges each mutant by
-every engine vector (spec §15.1.4: the scenario's transcript, warnings by
-count). ``--standin`` (engine only) judges by the brief's scenarios instead,
+every engine vector (spec §15.1.4: the scenario's transcript, by its order).
+``--standin`` (engine only) judges by the brief's scenarios instead,
 expected = the unmutated engine's transcripts: for development before engine
 vectors are committed; it writes no report.
 
@@ -113,7 +113,7 @@ PACKAGES = {
         lambda: replay.engine_judge(replay.load_engine()),
         what="running every committed engine vector's scenario ({vectors} vectors, {runs} "
         "runs) through the mutated engine and comparing its transcript with the vector's "
-        "(each run's `warnings` by count only, ENG-108)",
+        "(events by the vector's order, ENG-139; `warnings` by the fallback texts, ENG-168)",
     ),
 }
 REFERENCE = PACKAGES["reference"]

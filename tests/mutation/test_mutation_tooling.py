@@ -116,13 +116,16 @@ def _with_warnings() -> tuple[Any, dict[str, Any]]:
     raise AssertionError("no brief scenario warns")
 
 
-def test_engine_judge_compares_warnings_by_count_only() -> None:
+def test_engine_judge_requires_only_the_fallback_warning_texts() -> None:
+    """As the runner (ENG-108, ENG-168): other wordings and counts pass; a fallback text
+    the expectation holds and the mutant's run lacks is a difference."""
     scenario, outcome = _with_warnings()
     reworded = json.loads(json.dumps(outcome))
     warnings = reworded["result"]["runs"][0]["warnings"]
     warnings[0] = "some other wording"
-    assert replay.first_engine_mismatch(replay.prepare_engine([("w", scenario, reworded)])) is None
     warnings.append("one more")
+    assert replay.first_engine_mismatch(replay.prepare_engine([("w", scenario, reworded)])) is None
+    warnings.append('[DoomLoop] tool "nowhere": a fallback the run never printed')
     problem = replay.first_engine_mismatch(replay.prepare_engine([("w", scenario, reworded)]))
     assert problem is not None and problem.startswith("w: run 0, /warnings"), problem
     changed = json.loads(json.dumps(outcome))

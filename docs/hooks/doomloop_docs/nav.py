@@ -15,6 +15,7 @@ DOCS_PAGES = {
     "home": "index.md",
     "harness": "guide/write-a-harness.md",
     "replay": "guide/replay.md",
+    "calibration": "guide/calibration.md",
     "ci": "guide/ci.md",
     "versioning": "versioning.md",
     "changelog": "changelog.md",
@@ -76,6 +77,7 @@ def build(files: Files, state: BuildState) -> list[NavItem]:
         for key, title in (
             ("harness", "Write a harness"),
             ("replay", "Replay an agent log"),
+            ("calibration", "Calibrate a ladder on real runs"),
             ("ci", "Run it in your CI"),
             ("mutation", "Mutation score of the vectors"),
             ("benchmarks", "Benchmarks"),

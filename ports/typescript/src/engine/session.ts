@@ -1,5 +1,5 @@
 /**
- * Running a whole scenario: its runs in order over carried state (ENG-15,
+ * Running a whole scenario: its runs in order over carried state (ENG-156,
  * ENG-16). The engine's entry point: {@link runScenario} reads a scenario's
  * JSON form and returns the {@link Transcript}.
  */

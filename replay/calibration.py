@@ -1,0 +1,86 @@
+"""The worked calibration of the docs: the shared real runs under the default ladder and a sweep.
+
+``python -m doomloop_kit.replay.calibration REALRUNS FOLDER`` replays the
+real runs distributed beside the kit (``../shared/realruns``: tau-bench
+airline runs with their rewards, mini-swe-agent SWE-bench runs with
+``outcomes.json``) as ``doomloop-kit replay`` does, and writes into FOLDER
+what docs/guide/calibration.md shows: the fleet summary (``summary.txt``),
+the sweep table (``sweep.txt``) and the fleet page (``fleet.html``). The
+outputs hold no path and no time, so the same runs give the same bytes.
+tests/test_replay_calibration.py runs the script on fixtures laid out like
+the real runs (the test suite reads no real run).
+
+Without REALRUNS (a checkout without ``../shared``) it writes nothing, says
+so, and exits with status 1: the committed figures stay as they were.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import sys
+import tempfile
+from pathlib import Path
+from typing import Final
+
+GRID: Final = "block=3|4|5|false"
+"""The sweep the page shows: where to put block, with observe 2 and stop 6 kept."""
+TAU_BENCH: Final = "tau-bench"
+MINI_SWE_AGENT: Final = "mini-swe-agent-gemini-3-pro"
+
+
+def arguments(realruns: Path) -> list[str]:
+    """The replay command's arguments for the calibration (after ``replay``)."""
+    return [
+        str(realruns / TAU_BENCH),
+        str(realruns / MINI_SWE_AGENT / "trajs"),
+        "--outcomes",
+        str(realruns / MINI_SWE_AGENT / "outcomes.json"),
+        "--progress",
+        "none",
+    ]
+
+
+def _run(argv: list[str]) -> str:
+    from doomloop_kit.conformance.cli import build_parser
+
+    from .cli import run_with
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stderr(err):
+        status = run_with(build_parser().parse_args(["replay", *argv]), out)
+    if status != 0:
+        raise RuntimeError(f"the calibration replay failed ({status}): {err.getvalue()}")
+    return out.getvalue()
+
+
+def outputs(realruns: Path) -> dict[str, str]:
+    """File name -> text of every figure the calibration page shows (one fleet replay)."""
+    with tempfile.TemporaryDirectory(prefix="doomloop-calibration-") as folder:
+        page = Path(folder) / "fleet.html"
+        printed = _run([*arguments(realruns), "--sweep", GRID, "--html", str(page)])
+        fleet_page = page.read_text(encoding="utf-8")
+    cut = printed.index("sweep:")
+    return {"summary.txt": printed[:cut], "sweep.txt": printed[cut:], "fleet.html": fleet_page}
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) != 2:
+        print("usage: python -m doomloop_kit.replay.calibration REALRUNS FOLDER", file=sys.stderr)
+        return 2
+    realruns, folder = Path(argv[0]), Path(argv[1])
+    if not (realruns / TAU_BENCH).is_dir() or not (realruns / MINI_SWE_AGENT).is_dir():
+        print(
+            f"{realruns}: the shared real runs are not there; nothing regenerated "
+            f"(the committed figures in {folder} are kept)",
+            file=sys.stderr,
+        )
+        return 1
+    folder.mkdir(parents=True, exist_ok=True)
+    for name, text in outputs(realruns).items():
+        (folder / name).write_text(text, encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

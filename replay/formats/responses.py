@@ -1,0 +1,147 @@
+"""Responses API items, and OpenAI Codex CLI rollouts, which are made of them.
+
+* Responses items (``responses``): ``function_call`` items (``name``,
+  ``arguments`` as JSON text, ``call_id``), assistant ``message`` items
+  (their ``output_text`` parts are the text), ``reasoning`` items and
+  server-tool items (``web_search_call``, ...) are model output; the output
+  items between two input items (a user message, a ``function_call_output``,
+  any other ``*_output``) are one response. A ``function_call_output`` is the
+  result of call ``call_id``.
+* Codex CLI rollouts (``codex``): JSON lines ``{"timestamp", "type",
+  "payload"}``; the ``payload`` of a ``response_item`` line is a Responses
+  item, read as above; ``session_meta``, ``turn_context``, ``event_msg`` and
+  ``compacted`` lines carry no model output and are passed over. Codex
+  executes its own tools: a ``local_shell_call`` (its ``action``) is a call
+  ``local_shell`` and a ``custom_tool_call`` (``name``, free-text
+  ``input``) a call with arguments ``{"input": <the text>}``; their
+  ``*_output`` items are results. Older rollouts hold the items themselves,
+  one per line, after a first line with the session's ``id``, and
+  ``{"record_type": ...}`` lines, which are passed over.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Final
+
+from ..events import Call, Event, Response
+from ..jsonstream import Located
+from .common import Context, string, text_of
+
+INPUT_ROLES: Final = frozenset({"user", "system", "developer"})
+PASSIVE: Final = frozenset({"reasoning"})
+"""Output items that neither call a tool nor carry text."""
+TEXT_PARTS: Final = frozenset({"output_text", "text"})
+RESULTS: Final = frozenset(
+    {"function_call_output", "custom_tool_call_output", "local_shell_call_output"}
+)
+"""Input items that answer a client call (``call_id``)."""
+CODEX_LINES: Final = frozenset(
+    {"session_meta", "response_item", "turn_context", "event_msg", "compacted"}
+)
+
+
+class ResponsesReader:
+    """A Responses-API item list; consecutive output items are one response."""
+
+    name = "responses"
+
+    def __init__(self, context: Context) -> None:
+        self.context = context
+        self.line = 0
+        self.texts: list[str] = []
+        self.calls: list[Call] = []
+        self.server: list[dict[str, object]] = []
+
+    def _flush(self) -> list[Event]:
+        if not self.line:
+            return []
+        response = Response(self.line, "".join(self.texts), tuple(self.calls), tuple(self.server))
+        self.line, self.texts, self.calls, self.server = 0, [], [], []
+        return [response]
+
+    def _output(self, line: int) -> None:
+        if not self.line:
+            self.line = line
+
+    def _call(
+        self, line: int, name: str, arguments: object, call_id: str | None, parsed: bool
+    ) -> None:
+        self._output(line)
+        self.calls.append(Call(name, arguments, call_id, parsed))
+        self.context.called(call_id)
+
+    def client_call(self, item: Mapping[str, object], kind: str, line: int) -> bool:
+        """Other formats' own client-call items; the plain API has none."""
+        return False
+
+    def feed(self, record: Located) -> Iterable[Event]:
+        return self.item(record.value, record.line)
+
+    def item(self, item: object, line: int) -> list[Event]:
+        if not isinstance(item, dict):
+            raise self.context.error(line, "a Responses log holds items (JSON objects)")
+        kind = item.get("type", "message" if "role" in item else None)
+        if not isinstance(kind, str):
+            raise self.context.error(line, "a Responses item needs a string `type`")
+        if kind == "message":
+            role = item.get("role")
+            if role == "assistant":
+                self._output(line)
+                self.texts.append(text_of(item.get("content"), TEXT_PARTS))
+                return []
+            if role in INPUT_ROLES:
+                return self._flush()
+            raise self.context.error(line, f"a message item with unknown role {role!r}")
+        if kind == "function_call":
+            name = item.get("name")
+            if not isinstance(name, str):
+                raise self.context.error(line, "a function_call item without a string `name`")
+            self._call(line, name, item.get("arguments"), string(item.get("call_id")), False)
+            return []
+        if kind.endswith("_output") or kind == "item_reference":
+            events = self._flush()
+            if kind in RESULTS:
+                events += self.context.answered(item.get("call_id"), line, item.get("output"))
+            return events
+        if self.client_call(item, kind, line):
+            return []
+        self._output(line)
+        if kind not in PASSIVE:
+            self.server.append(item)  # the engine computes its identity (ENG-56, ENG-57)
+        return []
+
+    def end(self) -> Iterable[Event]:
+        return self._flush()
+
+
+class CodexReader(ResponsesReader):
+    """OpenAI Codex CLI rollout JSON lines (the envelope, or the older bare items)."""
+
+    name = "codex"
+
+    def feed(self, record: Located) -> Iterable[Event]:
+        value, line = record.value, record.line
+        if not isinstance(value, dict):
+            raise self.context.error(line, "a Codex rollout holds JSON objects")
+        kind = value.get("type")
+        if kind in CODEX_LINES:
+            if kind != "response_item":
+                return []
+            return self.item(value.get("payload"), line)
+        if "record_type" in value or (kind is None and "role" not in value):
+            return []  # an older rollout's session line or state marker
+        return self.item(value, line)
+
+    def client_call(self, item: Mapping[str, object], kind: str, line: int) -> bool:
+        call_id = string(item.get("call_id")) or string(item.get("id"))
+        if kind == "local_shell_call":
+            self._call(line, "local_shell", item.get("action"), call_id, True)
+            return True
+        if kind == "custom_tool_call":
+            name = item.get("name")
+            if not isinstance(name, str):
+                raise self.context.error(line, "a custom_tool_call item without a string `name`")
+            self._call(line, name, {"input": item.get("input")}, call_id, True)
+            return True
+        return False

@@ -1,0 +1,158 @@
+"""Fleet mode: a corpus of fixtures, outcomes, bad input, the sweep, and every executor.
+
+The corpus: two one-run chat logs (a 3-call loop that fails, a healthy run
+that succeeds), a mini-swe-agent trajectory (a loop, resolved), a tau-bench
+file of two runs with their rewards, a truncated log and a file that is not
+UTF-8. Expected counts follow from the fixtures under the default ladder
+(observe 2, block 3), not from the report's code.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from doomloop_kit.conformance.cli import build_parser
+from doomloop_kit.replay.cli import run_with
+from test_replay import write_lines
+from test_replay_formats import chat, mini_swe_agent, tau_bench
+
+
+def corpus(tmp_path: Path) -> Path:
+    folder = tmp_path / "runs"
+    (folder / "deep").mkdir(parents=True)
+    write_lines(folder / "loop.jsonl", chat(["same"] * 3))
+    write_lines(folder / "healthy.jsonl", chat(["on time"]))
+    trajectory = folder / "deep" / "repo__repo-1.traj.json"
+    trajectory.write_text(json.dumps(mini_swe_agent(["E"] * 4), indent=1), encoding="utf-8")
+    (folder / "tau.json").write_text(json.dumps(tau_bench(["x"] * 3), indent=1))
+    cut = json.dumps(chat(["y"] * 3), indent=1)
+    (folder / "cut.json").write_text(cut[: len(cut) - 40], encoding="utf-8")
+    (folder / "binary.jsonl").write_bytes(b'{"role": "user", "content": "\xff\xfe"}\n')
+    (folder / "notes.txt").write_text("not a log: not in the corpus")
+    return folder
+
+
+def outcomes(tmp_path: Path) -> Path:
+    path = tmp_path / "outcomes.json"
+    labels = {"loop": False, "healthy": True, "repo__repo-1": {"resolved": True}, "ghost": 1}
+    path.write_text(json.dumps(labels, indent=1), encoding="utf-8")
+    return path
+
+
+def fleet(*arguments: str) -> tuple[int, str, str]:
+    args = build_parser().parse_args(["replay", *arguments, "--progress", "none"])
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stderr(err):
+        status = run_with(args, out)
+    return status, out.getvalue(), err.getvalue()
+
+
+def objects(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+def test_a_corpus_with_outcomes_and_bad_files(tmp_path: Path) -> None:
+    folder, report = corpus(tmp_path), tmp_path / "fleet.jsonl"
+    status, stdout, stderr = fleet(
+        str(folder), "--outcomes", str(outcomes(tmp_path)), "--json", str(report)
+    )
+    assert status == 2  # some input could not be used; the rest is reported
+    assert f"{folder / 'cut.json'}:" in stderr and "not JSON" in stderr
+    assert f"{folder / 'binary.jsonl'}:0: the log is not UTF-8 text" in stderr
+    assert f"{tmp_path / 'outcomes.json'}:7: a label for run 'ghost'" in stderr
+    found = objects(report)
+    runs = {o["id"]: o for o in found if o["type"] == "run"}
+    assert sorted(runs) == ["7.0", "7.1", "healthy", "loop", "repo__repo-1"]
+    assert {i: r["outcome"] for i, r in runs.items()} == {
+        "7.0": "failure",  # reward 0.0, from the file itself
+        "7.1": "success",
+        "healthy": "success",
+        "loop": "failure",
+        "repo__repo-1": "success",
+    }
+    assert runs["loop"]["firstFired"] == {"observe": 2, "block": 3}
+    assert runs["loop"]["notExecuted"] == 1 and runs["healthy"]["strongest"] is None
+    assert runs["repo__repo-1"]["format"] == "mini-swe-agent"
+    assert runs["repo__repo-1"]["notExecuted"] == 2  # the 3rd and 4th identical commands
+    problems = [o for o in found if o["type"] == "problem"]
+    assert sorted(Path(p["file"]).name for p in problems) == ["binary.jsonl", "cut.json"]
+    assert [o["id"] for o in found if o["type"] == "unknown-label"] == ["ghost"]
+    summary = found[-1]
+    assert summary["type"] == "summary" and summary["files"] == 6
+    assert summary["byOutcome"]["failure"]["runsReaching"]["block"] == 2  # loop and 7.0
+    assert summary["byOutcome"]["success"]["runsReaching"]["block"] == 1  # the trajectory
+    assert summary["all"]["streaks"]["identical"] == 3
+    assert "runs reaching block" in stdout
+
+
+def test_the_sweep_counts_interference_and_catches(tmp_path: Path) -> None:
+    folder = corpus(tmp_path)
+    (folder / "cut.json").unlink()
+    (folder / "binary.jsonl").unlink()
+    report = tmp_path / "sweep.jsonl"
+    arguments = [str(folder), "--outcomes", str(outcomes(tmp_path)), "--json", str(report)]
+    status, stdout, _ = fleet(*arguments, "--sweep", "block=3|4|false")
+    assert status == 0 and "success interfered" in stdout
+    ladders = [o for o in objects(report) if o["type"] == "ladder"]
+    assert [o["ladder"] for o in ladders] == [{"block": 3}, {"block": 4}, {"block": False}]
+    # block at 3: the failed loops (loop, 7.0) are caught, the resolved trajectory
+    # (4 identical commands) is interfered with; at 4 only the trajectory; off: none
+    caught = [(o["failedCaught"], o["successfulInterfered"]) for o in ladders]
+    assert caught == [(2, 1), (0, 1), (0, 0)]
+    assert [o["notExecuted"] for o in ladders] == [4, 1, 0]
+
+
+def test_the_report_is_the_same_whichever_executor_ran_it(tmp_path: Path) -> None:
+    """--jobs 1, --jobs 2 and a Dask LocalCluster give the same bytes."""
+    folder = corpus(tmp_path)
+    reports = {}
+    for name, extra in (
+        ("one", ["--jobs", "1"]),
+        ("two", ["--jobs", "2"]),
+        ("dask", ["--dask", "local", "--jobs", "2"]),
+    ):
+        reports[name] = tmp_path / f"{name}.jsonl"
+        status, _, _ = fleet(str(folder), "--json", str(reports[name]), *extra)
+        assert status == 2
+    texts = {name: path.read_bytes() for name, path in reports.items()}
+    assert texts["one"] == texts["two"] == texts["dask"]
+    assert len(objects(reports["one"])) > 5
+
+
+def test_nothing_is_half_written(tmp_path: Path) -> None:
+    folder = corpus(tmp_path)
+    report = tmp_path / "fleet.jsonl"
+    status, _, stderr = fleet(
+        str(folder), "--json", str(report), "--html", str(tmp_path / "no" / "page.html")
+    )
+    assert status == 2 and "No such file or directory" in stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["runs"]
+
+
+def test_a_label_file_that_is_not_labels(tmp_path: Path) -> None:
+    labels = tmp_path / "labels.jsonl"
+    labels.write_text('{"id": "a", "success": true}\n{"id": "b", "success": "maybe"}\n')
+    status, _, stderr = fleet(str(corpus(tmp_path)), "--outcomes", str(labels))
+    assert status == 2 and f"{labels}:2: the label of 'b' is not" in stderr
+
+
+def test_a_file_of_many_runs_cut_short_keeps_the_runs_before(tmp_path: Path) -> None:
+    log = tmp_path / "tau.json"
+    text = json.dumps(tau_bench(["x"] * 3), indent=1)
+    log.write_text(text[: text.index('"task_id": 7', text.index("trial")) + 20])
+    report = tmp_path / "tau.jsonl"
+    status, _, stderr = fleet(str(log), "--fleet", "--json", str(report))
+    assert status == 2 and f"{log}:" in stderr
+    runs = [o for o in objects(report) if o["type"] == "run"]
+    assert [(r["id"], r["notExecuted"]) for r in runs] == [("7.0", 1)]
+
+
+@pytest.mark.parametrize("jobs", ["0", "-1", "x"])
+def test_jobs_must_be_positive(jobs: str) -> None:
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["replay", "a", "b", "--jobs", jobs])
