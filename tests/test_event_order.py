@@ -57,7 +57,9 @@ def test_a_broken_relation_is_named(actual: list[Any], relation: str) -> None:
 
 
 def test_detections_keep_their_order() -> None:
-    second = _event("DoomLoopDetected", None, detector="tool-fingerprint", toolName="grep", streak=2)
+    second = _event(
+        "DoomLoopDetected", None, detector="tool-fingerprint", toolName="grep", streak=2
+    )
     expected = [START, DETECTED, second, END]
     slots = [None, [1, 0], [1, 1], None]
     (difference,) = event_differences("run 0, ", expected, [START, second, DETECTED, END], slots)
