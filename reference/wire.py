@@ -39,7 +39,7 @@ Strings holding lone surrogates travel as ordinary ``\\udxxx`` JSON escapes
 integers (feature ``large-integers``).
 
 :func:`loads` and :func:`dumps` read and write the JSON text of a protocol
-line as JS does (PROT-43): every number a double, written by
+line as JS does (PROT-44): every number a double, written by
 ``Number::toString``, so that a harness over the reference answers a line
 exactly as the TypeScript and Go harnesses do.
 """
@@ -489,7 +489,7 @@ def uses_js_coercion(request: Mapping[str, object]) -> bool:
     return False
 
 
-# -- the JSON text of a protocol line (PROT-43) ---------------------------------------
+# -- the JSON text of a protocol line (PROT-44) ---------------------------------------
 
 JSON_WHITESPACE: Final = b" \t\r\n"
 """The bytes a blank protocol line may hold (RFC 8259 whitespace): it gets no answer."""

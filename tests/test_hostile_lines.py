@@ -1,4 +1,4 @@
-"""PROT-43: every harness answers a hostile request line alike (issue 23).
+"""PROT-44: every harness answers a hostile request line alike (issue 23).
 
 A corpus of lines no vector sends -- bytes that are not UTF-8, whitespace
 that is not JSON's, integers too long for Python's integer text, numbers JS
@@ -45,7 +45,7 @@ def _request(ident: int, op: str, rest: str) -> bytes:
 BAD = (None, "bad-request")
 """The answer to a line that is not JSON: ``id`` null, ``bad-request``."""
 
-# (line, the answer PROT-43 names: None for no answer, (id, error code), or
+# (line, the answer PROT-44 names: None for no answer, (id, error code), or
 # (id, "result", text that must appear in the result, numbers as written)
 CORPUS: list[tuple[bytes, Any]] = [
     # not UTF-8: never read with U+FFFD
@@ -145,7 +145,7 @@ def answers() -> dict[str, list[list[Any]]]:
 
 
 @pytest.mark.parametrize("name", list(HARNESSES))
-def test_each_harness_answers_each_hostile_line_as_prot_43_says(
+def test_each_harness_answers_each_hostile_line_as_prot_44_says(
     answers: dict[str, list[list[Any]]], name: str
 ) -> None:
     got = answers[name]

@@ -279,7 +279,7 @@ def test_bound_names_the_held_object() -> None:
     assert wire.features_of({"$js": "bound", "name": "k"}) == {"object-identity"}
 
 
-# -- the JSON text of a protocol line (PROT-43) ---------------------------------------
+# -- the JSON text of a protocol line (PROT-44) ---------------------------------------
 
 
 def test_loads_reads_numbers_as_js_does_whatever_their_length() -> None:

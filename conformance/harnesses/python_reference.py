@@ -85,7 +85,7 @@ class Harness:
 
 
 def _parse(line: bytes) -> tuple[object, Mapping[str, Any] | None, dict[str, Any] | None]:
-    """(id, request, error): the request, or the error to answer instead (PROT-43: a
+    """(id, request, error): the request, or the error to answer instead (PROT-44: a
     line that is not UTF-8 is not JSON; numbers are read as JS reads them)."""
     try:
         request = wire.loads(line.decode("utf-8"))
@@ -115,7 +115,7 @@ def respond(harness: Harness, line: bytes) -> str:
     if error is not None:
         response = {"id": ident, "error": error}
     try:
-        return wire.dumps(response)  # numbers as JS writes them (PROT-43)
+        return wire.dumps(response)  # numbers as JS writes them (PROT-44)
     except (TypeError, ValueError, RecursionError) as failure:
         message = f"unencodable result: {type(failure).__name__}: {failure}"
         return json.dumps({"id": ident, "error": {"code": "internal", "message": message}})
@@ -124,7 +124,7 @@ def respond(harness: Harness, line: bytes) -> str:
 def serve(stdin: BinaryIO, stdout: TextIO) -> int:
     harness = Harness()
     for line in stdin:
-        if line.strip(wire.JSON_WHITESPACE):  # a blank line gets no answer (PROT-43)
+        if line.strip(wire.JSON_WHITESPACE):  # a blank line gets no answer (PROT-44)
             stdout.write(respond(harness, line) + "\n")
             stdout.flush()
     return 0

@@ -104,7 +104,7 @@ func TestFlagsAndCodes(t *testing.T) {
 	}
 }
 
-// TestHostileLines pins PROT-43: a line that is not UTF-8 is not JSON
+// TestHostileLines pins PROT-44: a line that is not UTF-8 is not JSON
 // (never read with U+FFFD), and only JSON whitespace makes a blank line.
 func TestHostileLines(t *testing.T) {
 	r := answers(t, bare{},

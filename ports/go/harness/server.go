@@ -36,7 +36,7 @@ func Serve(port Port) int {
 }
 
 // jsonWhitespace is what a blank line holds (RFC 8259 whitespace): it gets
-// no answer (PROT-43). Other Unicode spaces make a line that is not JSON.
+// no answer (PROT-44). Other Unicode spaces make a line that is not JSON.
 const jsonWhitespace = " \t\r\n"
 
 // Run is Serve over the given streams. Every non-blank input line gets
@@ -110,7 +110,7 @@ func (s *Server) HandleLine(line []byte) []byte {
 				}
 			}
 		}()
-		if !utf8.Valid(line) { // not UTF-8, so not JSON: never read with U+FFFD (PROT-43)
+		if !utf8.Valid(line) { // not UTF-8, so not JSON: never read with U+FFFD (PROT-44)
 			return nil, badRequest("not JSON: the line is not UTF-8")
 		}
 		parsed, err := jsvalue.ParseJSON(line)

@@ -13,7 +13,7 @@
  * non-blank request line of standard input with one line on standard output,
  * in order, and returns when standard input ends. Lines are split on line
  * feeds as bytes (PROT-02); a blank line holds JSON whitespace only, and a line
- * that is not UTF-8 is not JSON: `bad-request` (PROT-43), as in every harness.
+ * that is not UTF-8 is not JSON: `bad-request` (PROT-44), as in every harness.
  */
 
 import { isUtf8 } from 'node:buffer';
@@ -80,7 +80,7 @@ async function* byteLines(input: Readable): AsyncGenerator<Buffer> {
   if (pending.length > 0) yield Buffer.concat(pending);
 }
 
-/** A line of JSON whitespace only (space, tab, carriage return) gets no answer (PROT-43). */
+/** A line of JSON whitespace only (space, tab, carriage return) gets no answer (PROT-44). */
 function isBlank(line: Buffer): boolean {
   return line.every((byte) => byte === 0x20 || byte === 0x09 || byte === 0x0d);
 }

@@ -148,7 +148,7 @@ describe('serve (the package export)', () => {
     assert.equal(console.log, originalLog); // restored once the input ended
   });
 
-  it('answers a line that is not UTF-8 with bad-request and skips JSON-whitespace lines only (PROT-43)', async () => {
+  it('answers a line that is not UTF-8 with bad-request and skips JSON-whitespace lines only (PROT-44)', async () => {
     const input = new PassThrough();
     const output = new PassThrough();
     let written = '';
