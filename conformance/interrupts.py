@@ -112,6 +112,18 @@ def _watch(state: _State) -> None:
             return
 
 
+def _in_a_forked_child() -> None:
+    """A worker process forked while the command runs (``replay --jobs N``) leaves the
+    signals to the command: a Ctrl-C reaches the whole process group, and only the
+    command may answer it (it stops its workers); a worker would print a traceback."""
+    for signum in SIGNALS:
+        if signal.getsignal(signum) is _handler:
+            signal.signal(signum, signal.SIG_IGN)
+
+
+_FORK_HOOK: list[bool] = []
+
+
 def install() -> Callable[[], None]:
     """Route the signals through this module (main thread only); returns the undo.
 
@@ -121,6 +133,9 @@ def install() -> Callable[[], None]:
     before it has touched a file."""
     if threading.current_thread() is not threading.main_thread():
         return lambda: None
+    if not _FORK_HOOK:  # once per process (a hook cannot be removed)
+        os.register_at_fork(after_in_child=_in_a_forked_child)
+        _FORK_HOOK.append(True)
     global _state
     saved_state = _state
     _state = _State()

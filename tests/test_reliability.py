@@ -427,6 +427,39 @@ def test_ctrl_c_ends_fuzz_and_regenerate_with_130_and_one_line(
         assert _left_behind(pidfile) == []
 
 
+def test_ctrl_c_on_a_fleet_replay_reaches_its_workers_without_a_traceback(tmp_path: Path) -> None:
+    """A terminal's Ctrl-C reaches the whole process group: the `--jobs` workers
+    (forked) leave it to the command, which stops them and says so once."""
+    corpus = tmp_path / "runs"
+    corpus.mkdir()
+    log = (REPO / "replay" / "logs" / "polling-loop.chat.jsonl").read_bytes()
+    for index in range(4000):
+        (corpus / f"run{index}.chat.jsonl").write_bytes(log)
+    report = tmp_path / "fleet.jsonl"
+    process = subprocess.Popen(
+        [*KIT, "replay", str(corpus), "--jobs", "2", "--json", str(report)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    workers = ["pgrep", "-P", str(process.pid)]
+    _wait_until(
+        lambda: len(subprocess.run(workers, capture_output=True).stdout.split()) >= 2, "the workers"
+    )
+    time.sleep(0.2)  # they are replaying (4,000 logs take seconds)
+    os.killpg(process.pid, signal.SIGINT)
+    _, stderr = process.communicate(timeout=60)
+    assert process.returncode == 130, stderr
+    assert _one_line(stderr) == "doomloop-kit: interrupted by SIGINT"
+    assert not report.exists()
+    _wait_until(
+        lambda: subprocess.run(["pgrep", "-g", str(process.pid)], capture_output=True).returncode,
+        "the workers to end",
+        10,
+    )
+
+
 # -- a regeneration killed at any step -------------------------------------------------------
 
 OLD = {
