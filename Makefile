@@ -132,6 +132,10 @@ docs-versions: install
 # Checks, then builds the wheel, the sdist, the npm tarball, the Go tags and the
 # versioned site into dist/$(VERSION)/ and writes releases/$(VERSION).json
 # (tools/doomloop_release; the policy is in docs/versioning.md). Publishes nothing.
-release: install conformance-reports
+# The version and the cheap checks first (--check), so that a wrong VERSION is
+# refused at once rather than after the conformance reports.
+release: install
 	@test -n "$(VERSION)" || { echo "usage: make release VERSION=x.y.z" >&2; exit 2; }
+	$(RELEASE_TOOL) $(VERSION) --check
+	$(MAKE) conformance-reports
 	$(RELEASE_TOOL) $(VERSION) --reports $(REPORTS)

@@ -1,5 +1,23 @@
-"""The conformance kit: the runner, fuzzing, and the harness library for Python ports."""
+"""The conformance kit: the runner, fuzzing, and the harness library for Python ports.
 
-from .serving import Port, PortError, serve
+``serve``, ``Port`` and ``PortError`` (:mod:`.serving`) are imported on first
+use: the ``doomloop-kit`` command imports this package before anything else,
+and the sooner it runs, the sooner a Ctrl-C is handled (:mod:`.interrupts`).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .serving import Port, PortError, serve
 
 __all__ = ["Port", "PortError", "serve"]
+
+
+def __getattr__(name: str) -> object:
+    if name in __all__:
+        from . import serving
+
+        return getattr(serving, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

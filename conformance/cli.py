@@ -7,8 +7,11 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import signal
 import sys
 from collections.abc import Callable, Sequence
+
+from . import interrupts
 
 # subcommand path -> (module, help). Each module exposes
 # `add_arguments(parser)` and `run(args) -> int`.
@@ -30,6 +33,10 @@ COMMANDS: dict[tuple[str, ...], tuple[str, str]] = {
         "replay a recorded agent log: what the monitor would have done",
     ),
 }
+
+
+HANDLES = "HANDLES_INTERRUPTS"
+"""A command module setting this true enters :func:`~.interrupts.interruptible` itself."""
 
 
 class _Version(argparse.Action):
@@ -85,7 +92,9 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
             sub.set_defaults(_run=_unavailable(" ".join((group, *name))))
             continue
         module.add_arguments(sub)
-        sub.set_defaults(_run=module.run)
+        # a command that handles signals itself (the runner: its reports) is not
+        # made interruptible here; every other is, once its options are read
+        sub.set_defaults(_run=module.run, _handles_interrupts=module.__dict__.get(HANDLES, False))
     return parser
 
 
@@ -98,10 +107,35 @@ def _unavailable(command: str) -> Callable[[argparse.Namespace], int]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    words = sys.argv[1:] if argv is None else argv
-    args = build_parser(words).parse_args(words)
-    result: int = args._run(args)
-    return result
+    """Run one command; a signal or a closed stdout ends it with one line on stderr and
+    its own exit status (:mod:`.interrupts`), never a traceback."""
+    restore = interrupts.install()
+    try:
+        with interrupts.held():  # a signal waits until the command can end well
+            try:
+                words = sys.argv[1:] if argv is None else argv
+                args = build_parser(words).parse_args(words)
+                if getattr(args, "_handles_interrupts", False):
+                    result: int = args._run(args)
+                    return result
+                with interrupts.interruptible():
+                    result = args._run(args)
+                    return result
+            except interrupts.Interrupted as stop:
+                interrupts.say(f"doomloop-kit: interrupted by {stop.name}")
+                return stop.exit_status
+            except KeyboardInterrupt:  # raised by other means than our handlers
+                interrupts.say("doomloop-kit: interrupted by SIGINT")
+                return 128 + signal.SIGINT
+            except (interrupts.StdoutClosed, BrokenPipeError):
+                interrupts.silence_stdout()
+                interrupts.say("doomloop-kit: stdout was closed; stopped")
+                return interrupts.STDOUT_CLOSED
+    finally:
+        if argv is not None:  # called in-process: give the caller its handlers back
+            restore()
+        else:  # the process exits now: a late signal must not change how it ended
+            interrupts.ignore()
 
 
 if __name__ == "__main__":

@@ -34,11 +34,12 @@ from typing import Any, Final
 from doomloop_kit.generators import build, strategies
 from doomloop_kit.generators.reproducible import seed_only
 from doomloop_kit.vectorset import files as vformat
+from doomloop_kit.vectorset import writing
 from hypothesis import HealthCheck, Phase, Verbosity, assume, given, settings
 from hypothesis import seed as hypothesis_seed
 from hypothesis.errors import Unsatisfiable
 
-from . import report
+from . import interrupts, report
 from .execute import VectorRun
 from .outcomes import ExitStatus, Outcome, Status, show
 from .protocol import HarnessFault, ProtocolMismatch
@@ -351,9 +352,9 @@ def _features_left_out(port: Side, against: Side) -> str:
 def run(args: argparse.Namespace) -> int:
     out = report.Console(sys.stdout, "lines", verbose=False)
     try:
-        report.check_output_dir(args.out, "--out")
-    except report.OutputPathError as error:
-        out.note(f"error: {error}")
+        writing.check_folder(args.out)
+    except writing.OutputError as error:
+        out.note(f"error: --out {error}")
         return ExitStatus.USAGE
     sides: list[Side] = []
     differential = args.against is not None
@@ -410,8 +411,9 @@ def run(args: argparse.Namespace) -> int:
         out.note(f"error: fuzzing stopped: {abort}")
         return ExitStatus.ERRORED
     finally:
-        for side in sides:
-            side.supervisor.stop()
+        with interrupts.held():  # a second Ctrl-C must not leave a harness behind
+            for side in sides:
+                side.supervisor.stop()
 
 
 def _report(

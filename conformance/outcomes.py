@@ -40,7 +40,8 @@ BAD_STATUSES = (Status.FAILED, Status.ERRORED, Status.XPASSED)
 
 
 class ExitStatus(IntEnum):
-    """The exit status of ``conformance run`` (documented in spec/protocol.md#prot-running)."""
+    """The exit status of ``conformance run`` (documented in spec/protocol.md#prot-running
+    and docs/guide/ci.md#how-a-run-ends)."""
 
     PASSED = 0
     """Every selected vector passed (or was skipped, or failed as expected)."""
@@ -50,7 +51,12 @@ class ExitStatus(IntEnum):
     """Bad arguments or bad input (vector set, expected failures, output paths)."""
     ERRORED = 3
     """A vector errored, the harness was unusable, or the run was aborted."""
+    UNWRITTEN = 4
+    """A report could not be written (a full disk, an I/O error): it keeps what it held."""
+    INTERRUPTED_SIGHUP = 129
     INTERRUPTED_SIGINT = 130
+    STDOUT_CLOSED = 141
+    """Stdout was closed (the reader of the pipe ended): 128 + SIGPIPE."""
     INTERRUPTED_SIGTERM = 143
 
 
@@ -58,8 +64,15 @@ class RunState(StrEnum):
     """How the run ended, recorded in every report."""
 
     COMPLETE = "complete"
+    """Every selected vector was judged (skipped ones included)."""
+    STOPPED = "stopped"
+    """``--max-fail`` stopped the run on purpose; the rest were not run."""
     ABORTED = "aborted"
+    """Bad input, an unusable harness, a spent restart budget, an internal error."""
     INTERRUPTED = "interrupted"
+    """A signal, or stdout closed."""
+    UNFINISHED = "unfinished"
+    """Written when the run starts: a report still saying so was never finished."""
 
 
 @dataclass(frozen=True)

@@ -1,21 +1,20 @@
 """What a conformance run shows and writes: console, JSON lines, JUnit XML.
 
-Every report file is written atomically: into a temporary file beside its
-target, moved into place with ``os.replace`` when the run ends -- whether it
-completed, was aborted or was interrupted -- and each says how the run ended
-(:class:`~.outcomes.RunState`). The targets are checked before the run
-starts (:func:`check_output_path`), and a previous run's JSON or JUnit report
-is removed then, so that no stale report outlives a run that died.
+Every report file goes through :mod:`doomloop_kit.vectorset.writing` (a plain
+file replaced atomically once whole, a device written through, links
+followed) and says how the run ended (:class:`~.outcomes.RunState`). When
+the run starts, a plain report file is replaced by an *unfinished* report
+(:func:`write_unfinished`), so that a run killed before it could write its
+own (SIGKILL, the machine going down) never leaves a previous run's report
+behind looking like its own.
 
 The JSON-lines report holds a ``header`` line, one ``vector`` line per
-selected vector and a ``footer`` line with the totals and the run's state.
+selected vector and a ``footer`` line with the totals and how the run ended.
 """
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
 import re
 import shutil
 import xml.etree.ElementTree as ET
@@ -24,52 +23,34 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, TextIO
 
-from doomloop_kit.vectorset.files import write_bytes_atomic
+from doomloop_kit.vectorset import writing
 
+from .interrupts import StdoutClosed, silence_stdout
 from .outcomes import BAD_STATUSES, Outcome, RunState, Status, Tally
 
 CONSOLE_TRANSCRIPT_LINES = 30
 CONSOLE_LINE_CHARS = 300
 
-
-class OutputPathError(Exception):
-    """A report cannot be written where the options say."""
-
-
-def check_output_path(path: Path, option: str) -> None:
-    """Make sure a report can be written at ``path`` before the run starts (creates nothing)."""
-    if path.is_dir():
-        raise OutputPathError(f"{option} {path}: is a directory, expected a file name")
-    _check_writable_dir(path.parent, option, path)
+UNFINISHED = "the run has not ended, or was killed before it could write its report"
+"""What an unfinished report says (:func:`write_unfinished`)."""
 
 
-def check_output_dir(path: Path, option: str) -> None:
-    """Make sure files can be written under the directory ``path`` (creates nothing)."""
-    if path.exists() and not path.is_dir():
-        raise OutputPathError(f"{option} {path}: is not a directory")
-    _check_writable_dir(path, option, path)
+def json_lines(lines: Iterable[dict[str, Any]]) -> bytes:
+    """The JSON-lines report's bytes (ASCII: any reader can take them)."""
+    return "".join(json.dumps(line, ensure_ascii=True) + "\n" for line in lines).encode("ascii")
 
 
-def _check_writable_dir(directory: Path, option: str, target: Path) -> None:
-    existing = directory
-    while not existing.exists() and existing != existing.parent:
-        existing = existing.parent
-    if not existing.is_dir():
-        raise OutputPathError(f"{option} {target}: {existing} is not a directory")
-    if not os.access(existing, os.W_OK | os.X_OK):
-        raise OutputPathError(f"{option} {target}: cannot write in {existing}")
-
-
-def remove_stale(path: Path) -> None:
-    """Remove a previous run's report, so a run that dies leaves none behind."""
-    with contextlib.suppress(FileNotFoundError):
-        if path.is_file() or path.is_symlink():
-            path.unlink()
-
-
-def write_atomic(path: Path, data: bytes) -> None:
-    """Write ``data`` to a temp file beside ``path``, then rename it over ``path``."""
-    write_bytes_atomic({path: data})
+def write_unfinished(
+    report_json: Path | None, junit_xml: Path | None, header: dict[str, Any]
+) -> None:
+    """Replace plain report files by reports saying the run has not ended (devices are
+    left alone: they get the real report only). Raises :class:`~writing.OutputError`."""
+    footer: dict[str, Any] = {"type": "footer", "status": str(RunState.UNFINISHED)}
+    footer |= {"reason": UNFINISHED, "notRun": None, "exitStatus": None}
+    if report_json is not None and not writing.target(report_json).through:
+        writing.write_file(report_json, json_lines([header, footer]))
+    if junit_xml is not None and not writing.target(junit_xml).through:
+        write_junit(junit_xml, [], RunState.UNFINISHED, UNFINISHED)
 
 
 class Console:
@@ -84,16 +65,31 @@ class Console:
         self.file: str | None = None
         self.file_counts: Counter[str] = Counter()
         self._bar_shown = False
+        self.closed = False
+        """Writing failed once (stdout closed): the console has gone quiet since."""
+        self.raising = True
+        """Raise :class:`~.interrupts.StdoutClosed` when stdout is found closed."""
 
     def _print(self, text: str = "") -> None:
         self._clear_bar()
-        self.stream.write(text + "\n")
-        self.stream.flush()
+        self._write(text + "\n")
+
+    def _write(self, text: str) -> None:
+        if self.closed:
+            return
+        try:
+            self.stream.write(text)
+            self.stream.flush()
+        except (OSError, ValueError):
+            self.closed = True
+            silence_stdout()
+            if self.raising:
+                raise StdoutClosed() from None
 
     def _clear_bar(self) -> None:
         if self._bar_shown:
-            self.stream.write("\r\x1b[K")
             self._bar_shown = False
+            self._write("\r\x1b[K")
 
     def note(self, text: str) -> None:
         self._print(text)
@@ -125,19 +121,14 @@ class Console:
     def _draw(self, counts: Counter[Status]) -> None:
         width = max(10, min(40, shutil.get_terminal_size((80, 20)).columns - 50))
         filled = width * self.done // max(1, self.total)
-        bad = sum(counts[status] for status in BAD_STATUSES)
-        self.stream.write(
-            f"\r[{'#' * filled}{'.' * (width - filled)}] {self.done}/{self.total}  "
-            f"{counts[Status.PASSED]} passed, {bad} failed, {counts[Status.SKIPPED]} skipped\x1b[K"
-        )
-        self.stream.flush()
+        self._write(f"\r[{'#' * filled}{'.' * (width - filled)}] {self.done}/{self.total}  ")
+        self._write(f"{last_line(counts)}\x1b[K")
         self._bar_shown = True
 
     def end(self) -> None:
         self._file_done()
         self.file = None
         self._clear_bar()
-        self.stream.flush()
 
     def _details(self, outcome: Outcome) -> None:
         vector = outcome.vector
@@ -193,10 +184,19 @@ class Console:
             f"errored: {counts[Status.ERRORED]}, unexpected passes: {counts[Status.XPASSED]}, "
             f"expected failures: {counts[Status.XFAILED]}, not run: {counts[Status.NOT_RUN]}"
         )
-        self._print(
-            f"{counts[Status.PASSED]} passed, {tally.failed_total} failed, "
-            f"{counts[Status.SKIPPED]} skipped"
-        )
+        self._print(last_line(counts))
+
+
+def last_line(counts: Counter[Status]) -> str:
+    """``N passed, N failed, N errored, N skipped``: failed counts the wrong answers
+    and unexpected passes, errored the vectors the harness broke on; ``, N not run``
+    follows when the run ended before some vectors."""
+    failed = counts[Status.FAILED] + counts[Status.XPASSED]
+    line = (
+        f"{counts[Status.PASSED]} passed, {failed} failed, {counts[Status.ERRORED]} errored, "
+        f"{counts[Status.SKIPPED]} skipped"
+    )
+    return line + (f", {counts[Status.NOT_RUN]} not run" if counts[Status.NOT_RUN] else "")
 
 
 def _dump(value: Any, absent: bool | None) -> str:
@@ -270,7 +270,7 @@ def write_junit(
         if element.text:
             element.text = _xml(element.text)
     ET.indent(ET.ElementTree(suite))
-    write_atomic(path, ET.tostring(suite, encoding="utf-8", xml_declaration=True) + b"\n")
+    writing.write_file(path, ET.tostring(suite, encoding="utf-8", xml_declaration=True) + b"\n")
 
 
 def write_expected_failures(path: Path, outcomes: Iterable[Outcome], state: RunState) -> None:
@@ -289,4 +289,4 @@ def write_expected_failures(path: Path, outcomes: Iterable[Outcome], state: RunS
             )
             reason = (reason or "").replace("\n", " ")
             lines.append(f"{outcome.id}  # {_clip(reason)}")
-    write_atomic(path, ("\n".join(lines) + "\n").encode("utf-8"))
+    writing.write_file(path, ("\n".join(lines) + "\n").encode("utf-8"))

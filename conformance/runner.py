@@ -7,15 +7,20 @@ runs, the vector set is verified against its manifest
 Each vector ends as passed, failed (answered wrongly), errored (the harness
 broke: crash, hang, junk, a harness-side error code), skipped (the harness
 lacks a feature the vector needs) or not run (the run ended first). The last
-line is ``N passed, N failed, N skipped`` where "failed" counts failures and
-errors; the line before breaks it down.
+line on stdout is ``N passed, N failed, N errored, N skipped`` (``, N not
+run`` when the run ended early); the line before breaks it down.
 
-Exit status (:class:`~.outcomes.ExitStatus`, spec/protocol.md#prot-running):
-0 every selected vector passed; 1 a wrong answer, an unexpected pass or a
-stale expected-failures entry; 2 a usage or input error (bad option, vector
-set failing its integrity check, unwritable report path); 3 a vector errored
-or the run was aborted (unusable harness, restart budget spent); 130 / 143
-interrupted by SIGINT / SIGTERM. Every report is written in each case.
+Exit status (:class:`~.outcomes.ExitStatus`, spec/protocol.md#prot-running,
+docs/guide/ci.md#how-a-run-ends): 0 every selected vector passed; 1 a wrong
+answer, an unexpected pass or a stale expected-failures entry; 2 a usage or
+input error (bad option, vector set failing its integrity check, unwritable
+or clashing report paths); 3 a vector errored or the run was aborted
+(unusable harness, restart budget spent); 4 a report could not be written
+(a full disk); 129 / 130 / 143 interrupted by SIGHUP / SIGINT / SIGTERM,
+at any moment, loading included; 141 stdout was closed. Whatever the end,
+the command prints one line on stderr saying how the run ended, and writes
+every report it can, saying the same: a report never says ``complete`` for a
+run that was not.
 """
 
 from __future__ import annotations
@@ -28,17 +33,16 @@ import gc
 import json
 import signal
 import sys
-import threading
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, replace
+import traceback
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from types import FrameType
 from typing import Any
 
 from doomloop_kit.vectorset import files as vformat
-from doomloop_kit.vectorset import loading, resources
+from doomloop_kit.vectorset import loading, resources, writing
 
-from . import report
+from . import interrupts, report
 from .execute import VectorRun
 from .outcomes import ExitStatus, HarnessError, Outcome, RunState, Status, Tally
 from .protocol import PROTOCOL_VERSION, HarnessFault, ProtocolMismatch
@@ -51,6 +55,9 @@ from .supervisor import (
 )
 
 Selected = list[tuple[str, vformat.Vector]]
+
+HANDLES_INTERRUPTS = True
+"""The command line leaves signals waiting until :func:`run` can write the reports."""
 
 
 def runner_version() -> str:
@@ -130,7 +137,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--expected-failures",
         type=Path,
         metavar="FILE",
-        help="ids or globs (one a line, '# reason' after) expected to fail; strict",
+        help="ids or globs (one a line, '# reason' after) expected to fail; strict. "
+        f"{resources.PROFILE_PREFIX}NAME names a profile the kit ships "
+        f"({', '.join(resources.profile_names()) or 'none'}), e.g. for the SDK",
     )
     parser.add_argument(
         "--write-expected-failures",
@@ -170,9 +179,21 @@ class ExpectedEntry:
     line: int
 
 
+def expected_failures_file(path: Path) -> Path:
+    """The file ``--expected-failures`` names: ``profile:NAME`` is a profile the kit
+    ships (installed or not), anything else a path."""
+    name = str(path)
+    if not name.startswith(resources.PROFILE_PREFIX):
+        return path
+    try:
+        return resources.profile_path(name.removeprefix(resources.PROFILE_PREFIX))
+    except resources.MissingResource as error:
+        raise UsageError(f"--expected-failures {name}: {error}") from error
+
+
 def read_expected_failures(path: Path) -> list[ExpectedEntry]:
     try:
-        text = path.read_text(encoding="utf-8")
+        text = expected_failures_file(path).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as error:
         raise UsageError(f"cannot read expected failures {path}: {error}") from error
     entries = []
@@ -195,12 +216,6 @@ def match_expected(entries: Sequence[ExpectedEntry], vector_id: str) -> Expected
 
 
 # -- scheduling ---------------------------------------------------------------------------
-
-
-class Interrupted(BaseException):
-    def __init__(self, signum: int) -> None:
-        super().__init__(signal.Signals(signum).name)
-        self.signum = signum
 
 
 class Scheduler:
@@ -344,23 +359,56 @@ class Scheduler:
 
 # -- the run ----------------------------------------------------------------------------
 
+COMMAND = "doomloop-kit conformance run"
+
 
 def run(args: argparse.Namespace) -> int:
+    """The command: every way it ends writes the reports it can and says how it ended
+    (docs/guide/ci.md#how-a-run-ends). Signals wait except while the run works
+    (:func:`~.interrupts.interruptible`): the reports are always written whole."""
     out = report.Console(sys.stdout, args.progress, args.verbose)
-    previous = _install_signal_handlers()
-    try:
-        return _run(args, out)
-    except UsageError as error:
-        out.note(f"error: {error}")
-        return ExitStatus.USAGE
-    except Interrupted as interrupted:  # before the harness started: nothing to report
-        out.note(f"interrupted by {interrupted} before the run started")
-        return 128 + interrupted.signum
-    except KeyboardInterrupt:
-        out.note("interrupted before the run started")
-        return ExitStatus.INTERRUPTED_SIGINT
-    finally:
-        _restore_signal_handlers(previous)
+    with interrupts.held():
+        try:
+            outputs = Outputs.checked(args)
+        except UsageError as error:  # nothing may be written: the paths are wrong
+            out.raising = False
+            out.note(f"error: {error}")
+            interrupts.say(f"{COMMAND}: usage error: {_first_line(error)} (exit 2)")
+            return ExitStatus.USAGE
+        the_run = _Run(args, out, outputs)
+        try:
+            with interrupts.interruptible():
+                the_run.execute()
+        except UsageError as error:
+            out.raising = False
+            out.note(f"error: {error}")
+            the_run.end(RunState.ABORTED, ExitStatus.USAGE, str(error), aborted=str(error))
+        except (interrupts.Interrupted, KeyboardInterrupt) as stop:
+            signum = stop.signum if isinstance(stop, interrupts.Interrupted) else signal.SIGINT
+            name = signal.Signals(signum).name
+            out.raising = False
+            out.end()
+            out.note(f"interrupted by {name}; the harness was stopped")
+            the_run.end(
+                RunState.INTERRUPTED, 128 + signum, f"interrupted by {name} while {the_run.phase}"
+            )
+        except interrupts.StdoutClosed:
+            the_run.end(
+                RunState.INTERRUPTED,
+                ExitStatus.STDOUT_CLOSED,
+                f"stdout was closed while {the_run.phase}",
+            )
+        except writing.OutputError as error:  # the unfinished reports could not be written
+            the_run.end(RunState.ABORTED, ExitStatus.UNWRITTEN, f"cannot write {error}")
+        except Exception as error:  # a bug of the kit: the reports must not say complete
+            reason = f"internal error of the kit while {the_run.phase}: {error!r}"
+            traceback.print_exc()
+            the_run.end(RunState.ABORTED, ExitStatus.ERRORED, reason, aborted=reason)
+        return the_run.finish()
+
+
+def _first_line(error: BaseException) -> str:
+    return str(error).split("\n", 1)[0]
 
 
 def _open(args: argparse.Namespace) -> loading.VectorSet:
@@ -387,79 +435,102 @@ class Outputs:
 
     @classmethod
     def checked(cls, args: argparse.Namespace) -> Outputs:
+        """The report paths, each writable and each its own file (spec/protocol.md#prot-running)."""
         outputs = cls(args.report_json, args.junit_xml, args.write_expected_failures)
-        for option, path in (
-            ("--report-json", outputs.report_json),
-            ("--junit-xml", outputs.junit_xml),
-            ("--write-expected-failures", outputs.expected_failures),
-        ):
-            if path is not None:
-                try:
-                    report.check_output_path(path, option)
-                except report.OutputPathError as error:
-                    raise UsageError(str(error)) from error
+        try:
+            writing.check_outputs(outputs.named())
+        except writing.OutputError as error:
+            raise UsageError(str(error)) from error
         return outputs
 
+    def named(self) -> list[tuple[str, Path]]:
+        return [
+            (option, path)
+            for option, path in (
+                ("--report-json", self.report_json),
+                ("--junit-xml", self.junit_xml),
+                ("--write-expected-failures", self.expected_failures),
+            )
+            if path is not None
+        ]
 
-def _run(args: argparse.Namespace, out: report.Console) -> int:
-    outputs = Outputs.checked(args)
-    for path in (outputs.report_json, outputs.junit_xml):
-        if path is not None:
-            report.remove_stale(path)
-    try:
-        return _run_checked(args, out, outputs)
-    except UsageError as error:  # bad input: the JSON and JUnit reports say so
-        footer = _footer(
-            Tally(aborted=str(error)), RunState.ABORTED, int(ExitStatus.USAGE), [], [], 0
+
+@dataclass(frozen=True)
+class _Ending:
+    state: RunState
+    status: int
+    reason: str | None
+    """How the run ended, in a few words (None: it completed)."""
+
+
+class _Run:
+    """One invocation of the command: what its reports need, filled in as it goes."""
+
+    def __init__(self, args: argparse.Namespace, out: report.Console, outputs: Outputs) -> None:
+        self.args, self.out, self.outputs = args, out, outputs
+        self.phase = "preparing the reports"
+        self.selection = loading.Selection(
+            tuple(args.family), tuple(args.tag), tuple(args.patterns)
         )
-        header = {"type": "header", "runner": _runner_json(), "protocol": PROTOCOL_VERSION}
-        _write_reports(
-            replace(outputs, expected_failures=None),  # nothing is known: keep that file
-            header=header,
-            outcomes=[],
-            footer=footer,
-            state=RunState.ABORTED,
-            run_problem=str(error),
-        )
-        raise
+        self.vector_set: loading.VectorSet | None = None
+        self.selected: Selected | None = None
+        """None until the selection is made (then the not-run vectors are known)."""
+        self.expected: list[ExpectedEntry] = []
+        self.supervisor: Supervisor | None = None
+        self.tally = Tally()
+        self.outcomes: list[Outcome] = []
+        self.problems: list[str] = []
+        self.stderr: list[str] = []
+        self.run_problem: str | None = None
+        self.ending: _Ending | None = None
 
+    def end(self, state: RunState, status: int, reason: str, *, aborted: str | None = None) -> None:
+        if aborted is not None:
+            self.tally.aborted = aborted
+        self.ending = _Ending(state, int(status), reason)
 
-def _run_checked(args: argparse.Namespace, out: report.Console, outputs: Outputs) -> int:
-    vector_set = _open(args)
-    for problem in vector_set.problems:
-        out.note(f"warning: integrity (--no-verify): {problem}")
-    expected = read_expected_failures(args.expected_failures) if args.expected_failures else []
-    all_ids = vector_set.ids
-    stale = [e for e in expected if not any(fnmatch.fnmatchcase(i, e.pattern) for i in all_ids)]
-    selection = loading.Selection(tuple(args.family), tuple(args.tag), tuple(args.patterns))
-    selected = vector_set.select(selection)
-    if not selected:
-        raise UsageError(f"no vector matches the selection {json.dumps(selection.to_json())}")
-
-    known = vformat.feature_vocabulary() | {f for _, v in selected for f in v.features}
-    supervisor = Supervisor(HarnessOptions.from_args(args), known, out.note)
-    tally = Tally()
-    outcomes: list[Outcome] = []
-    state, status, problems = RunState.COMPLETE, int(ExitStatus.PASSED), list[str]()
-    run_problem: str | None = None
-    stderr: list[str] = []
-    try:
+    def execute(self) -> None:
+        """Everything from the unfinished reports to the summary (may be interrupted)."""
+        args, out = self.args, self.out
+        report.write_unfinished(self.outputs.report_json, self.outputs.junit_xml, self.header())
+        self.phase = "loading the vector set"
+        self.vector_set = vector_set = _open(args)
+        for problem in vector_set.problems:
+            out.note(f"warning: integrity (--no-verify): {problem}")
+        self.phase = "reading the expected failures"
+        if args.expected_failures:
+            self.expected = read_expected_failures(args.expected_failures)
+        expected, all_ids = self.expected, vector_set.ids
+        stale = [e for e in expected if not any(fnmatch.fnmatchcase(i, e.pattern) for i in all_ids)]
+        self.phase = "selecting the vectors"
+        selected = vector_set.select(self.selection)
+        if not selected:
+            raise UsageError(
+                f"no vector matches the selection {json.dumps(self.selection.to_json())}"
+            )
+        self.selected = selected
+        self.phase = "starting the harness"
+        known = vformat.feature_vocabulary() | {f for _, v in selected for f in v.features}
+        supervisor = self.supervisor = Supervisor(HarnessOptions.from_args(args), known, out.note)
+        tally = self.tally
         try:
             supervisor.start()
         except (HarnessFault, ProtocolMismatch) as problem:
-            run_problem = f"the harness is unusable: {problem}"
-            stderr = problem.stderr if isinstance(problem, HarnessFault) else []
-            out.note(f"error: {run_problem}")
-            for line in stderr[-20:]:
+            self.run_problem = f"the harness is unusable: {problem}"
+            self.stderr = problem.stderr if isinstance(problem, HarnessFault) else []
+            out.note(f"error: {self.run_problem}")
+            for line in self.stderr[-20:]:
                 out.note(f"  stderr| {line}")
-            tally.aborted = run_problem
-            state, status = RunState.ABORTED, int(ExitStatus.ERRORED)
-            return status
+            self.end(
+                RunState.ABORTED, ExitStatus.ERRORED, self.run_problem, aborted=self.run_problem
+            )
+            return
         impl = supervisor.hello["implementation"]
         out.note(
             f"harness: {impl['name']} {impl['version']} ({impl['language']}), "
             f"protocol {supervisor.hello['protocol']}; {len(selected)} vector(s) selected"
         )
+        self.phase = "running the vectors"
         out.begin(len(selected))
         scheduler = Scheduler(supervisor, tally, args.window, args.max_fail)
         with _frozen_heap():
@@ -467,42 +538,142 @@ def _run_checked(args: argparse.Namespace, out: report.Console, outputs: Outputs
                 entry = match_expected(expected, outcome.id)
                 if entry is not None:
                     outcome = outcome.expected_to_fail(entry.reason)
-                outcomes.append(outcome)
+                self.outcomes.append(outcome)
                 tally.add(outcome)
                 out.vector(outcome, tally.counts)
         out.end()
+        self.phase = "stopping the harness"
         supervisor.stop()
-        problems = _strictness(expected, stale, outcomes, args.expected_failures)
+        self.problems = _strictness(expected, stale, self.outcomes, args.expected_failures)
+        out.summary(tally, self.problems)
+        status = int(_exit_status(tally, self.problems))
         if tally.aborted is not None:
-            state = RunState.ABORTED
-        status = int(_exit_status(tally, problems))
-        out.summary(tally, problems)
-        return status
-    except Interrupted as interrupted:
-        out.end()
-        out.note(f"interrupted by {interrupted}; the harness was stopped")
-        state, status = RunState.INTERRUPTED, 128 + interrupted.signum
-        return status
-    except KeyboardInterrupt:
-        out.end()
-        out.note("interrupted; the harness was stopped")
-        state, status = RunState.INTERRUPTED, int(ExitStatus.INTERRUPTED_SIGINT)
-        return status
-    finally:
-        supervisor.kill()
-        for label, vector in selected[len(outcomes) :]:
-            outcome = Outcome(vector, label, Status.NOT_RUN)
-            entry = match_expected(expected, vector.id)
-            outcomes.append(outcome if entry is None else outcome.expected_to_fail(entry.reason))
-            tally.add(outcomes[-1])
-        _write_reports(
-            outputs,
-            header=_header(args, vector_set, supervisor, selection, len(selected)),
-            outcomes=outcomes,
-            footer=_footer(tally, state, status, problems, stderr, supervisor.restarts),
-            state=state,
-            run_problem=run_problem,
-        )
+            self.end(RunState.ABORTED, status, tally.aborted)
+        elif tally.stopped is not None:
+            self.ending = _Ending(RunState.STOPPED, status, tally.stopped)
+        else:
+            self.ending = _Ending(RunState.COMPLETE, status, None)
+
+    def finish(self) -> int:
+        """Stop the harness, write every report it can, say how the run ended; the exit status.
+
+        Runs with signals held (:func:`~.interrupts.held`): nothing cuts it short."""
+        self.out.raising = False
+        if self.supervisor is not None:
+            self.supervisor.kill()
+        ending = self.ending or _Ending(RunState.ABORTED, ExitStatus.ERRORED, "ended unexpectedly")
+        not_run: int | None = None
+        if self.selected is not None:
+            for label, vector in self.selected[len(self.outcomes) :]:
+                outcome = Outcome(vector, label, Status.NOT_RUN)
+                entry = match_expected(self.expected, vector.id)
+                self.outcomes.append(
+                    outcome if entry is None else outcome.expected_to_fail(entry.reason)
+                )
+                self.tally.add(self.outcomes[-1])
+            not_run = self.tally.counts[Status.NOT_RUN]
+        unwritten = self._write_reports(ending, not_run)
+        status = ExitStatus.UNWRITTEN if unwritten else ending.status
+        for problem in unwritten:
+            self.out.note(f"error: cannot write {problem}")
+        interrupts.say(self._last_words(ending, not_run, unwritten, status))
+        return int(status)
+
+    def _last_words(
+        self, ending: _Ending, not_run: int | None, unwritten: list[str], status: int
+    ) -> str:
+        """The line on stderr: how the run ended, what was judged, the exit status."""
+        what = str(ending.state)
+        if ending.reason:
+            what += f": {ending.reason.splitlines()[0]}"
+        judged = "no vector was run" if not_run is None else report.last_line(self.tally.counts)
+        if unwritten:
+            what = f"{what}; cannot write {'; '.join(unwritten)} (the file keeps what it held)"
+        return f"{COMMAND}: {what}; {judged} (exit {status})"
+
+    def header(self) -> dict[str, Any]:
+        hello = self.supervisor.hello if self.supervisor is not None else {}
+        return {
+            "type": "header",
+            "runner": _runner_json(),
+            "protocol": PROTOCOL_VERSION,
+            "vectorSet": None if self.vector_set is None else self.vector_set.description,
+            "harness": None
+            if not hello
+            else {
+                "command": self.args.port,
+                "implementation": hello["implementation"],
+                "protocol": hello["protocol"],
+                "features": hello["features"],
+            },
+            "selection": {
+                **self.selection.to_json(),
+                "vectors": None if self.selected is None else len(self.selected),
+            },
+        }
+
+    def footer(self, ending: _Ending, not_run: int | None) -> dict[str, Any]:
+        tally = self.tally
+        footer: dict[str, Any] = {
+            "type": "footer",
+            "status": str(ending.state),
+            "reason": ending.reason,
+            "totals": tally.totals(),
+            "notRun": not_run,
+            "missingFeatures": dict(sorted(tally.missing.items())),
+            "restarts": self.supervisor.restarts if self.supervisor is not None else 0,
+            "aborted": tally.aborted,
+            "stopped": tally.stopped,
+            "protocolFaults": tally.protocol_faults,
+            "problems": self.problems,
+            "exitStatus": ending.status,
+        }
+        if self.stderr:
+            footer["stderr"] = self.stderr
+        return footer
+
+    def _write_reports(self, ending: _Ending, not_run: int | None) -> list[str]:
+        """Write each report asked for; the ones that could not be written (option, path, why)."""
+        outputs, unwritten = self.outputs, []
+        writers: list[tuple[str, Path | None, Callable[[Path], None]]] = [
+            (
+                "--report-json",
+                outputs.report_json,
+                lambda path: writing.write_file(
+                    path,
+                    report.json_lines(
+                        [
+                            self.header(),
+                            *(outcome.to_json() for outcome in self.outcomes),
+                            self.footer(ending, not_run),
+                        ]
+                    ),
+                ),
+            ),
+            (
+                "--junit-xml",
+                outputs.junit_xml,
+                lambda path: report.write_junit(
+                    path, self.outcomes, ending.state, self.run_problem or ending.reason
+                ),
+            ),
+        ]
+        if self.selected is not None:  # else nothing is known: that file is kept as it is
+            writers.append(
+                (
+                    "--write-expected-failures",
+                    outputs.expected_failures,
+                    lambda path: report.write_expected_failures(path, self.outcomes, ending.state),
+                )
+            )
+        for option, path, write in writers:
+            if path is None:
+                continue
+            try:
+                write(path)
+            except writing.OutputError as error:
+                unwritten.append(f"{option} {error}")
+        return unwritten
 
 
 @contextlib.contextmanager
@@ -523,25 +694,6 @@ def _exit_status(tally: Tally, problems: list[str]) -> ExitStatus:
     if tally.failed_total or problems:
         return ExitStatus.FAILED
     return ExitStatus.PASSED
-
-
-def _write_reports(
-    outputs: Outputs,
-    *,
-    header: dict[str, Any],
-    outcomes: list[Outcome],
-    footer: dict[str, Any],
-    state: RunState,
-    run_problem: str | None,
-) -> None:
-    if outputs.report_json is not None:
-        lines = [header, *(outcome.to_json() for outcome in outcomes), footer]
-        text = "".join(json.dumps(line, ensure_ascii=True) + "\n" for line in lines)
-        report.write_atomic(outputs.report_json, text.encode("utf-8"))
-    if outputs.junit_xml is not None:
-        report.write_junit(outputs.junit_xml, outcomes, state, run_problem)
-    if outputs.expected_failures is not None:
-        report.write_expected_failures(outputs.expected_failures, outcomes, state)
 
 
 def _strictness(
@@ -565,73 +717,5 @@ def _strictness(
     return problems
 
 
-def _header(
-    args: argparse.Namespace,
-    vector_set: loading.VectorSet,
-    supervisor: Supervisor,
-    selection: loading.Selection,
-    count: int,
-) -> dict[str, Any]:
-    hello = supervisor.hello
-    return {
-        "type": "header",
-        "runner": _runner_json(),
-        "protocol": PROTOCOL_VERSION,
-        "vectorSet": vector_set.description,
-        "harness": None
-        if not hello
-        else {
-            "command": args.port,
-            "implementation": hello["implementation"],
-            "protocol": hello["protocol"],
-            "features": hello["features"],
-        },
-        "selection": {**selection.to_json(), "vectors": count},
-    }
-
-
 def _runner_json() -> dict[str, str]:
     return {"name": "doomloop-kit conformance run", "version": runner_version()}
-
-
-def _footer(
-    tally: Tally,
-    state: RunState,
-    status: int,
-    problems: list[str],
-    stderr: list[str],
-    restarts: int,
-) -> dict[str, Any]:
-    footer: dict[str, Any] = {
-        "type": "footer",
-        "status": str(state),
-        "totals": tally.totals(),
-        "missingFeatures": dict(sorted(tally.missing.items())),
-        "restarts": restarts,
-        "aborted": tally.aborted,
-        "stopped": tally.stopped,
-        "protocolFaults": tally.protocol_faults,
-        "problems": problems,
-        "exitStatus": status,
-    }
-    if stderr:
-        footer["stderr"] = stderr
-    return footer
-
-
-def _install_signal_handlers() -> dict[int, Any]:
-    if threading.current_thread() is not threading.main_thread():
-        return {}
-
-    def handler(signum: int, frame: FrameType | None) -> None:
-        raise Interrupted(signum)
-
-    previous: dict[int, Any] = {}
-    for signum in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
-        previous[signum] = signal.signal(signum, handler)
-    return previous
-
-
-def _restore_signal_handlers(previous: dict[int, Any]) -> None:
-    for signum, handler in previous.items():
-        signal.signal(signum, handler)

@@ -26,6 +26,8 @@ import sys
 from collections.abc import Mapping, Sequence
 from typing import Any, BinaryIO, Protocol, TextIO
 
+from doomloop_kit.reference import wire
+
 PROTOCOL = 1
 
 
@@ -117,15 +119,11 @@ class _Sessions:
         }
 
 
-def _no_constants(name: str) -> object:
-    raise ValueError(f"{name} is not JSON (non-finite numbers travel as tagged values)")
-
-
 def respond(sessions: _Sessions, line: bytes) -> str:
     """The response line (without its line feed) to one request line."""
     ident: object = None
     try:
-        request = json.loads(line.decode("utf-8"), parse_constant=_no_constants)
+        request = wire.loads(line.decode("utf-8"))  # as JS reads it (PROT-44)
         if not isinstance(request, dict):
             raise PortError("bad-request", "a request is a JSON object")
         ident = request.get("id")
@@ -145,7 +143,7 @@ def respond(sessions: _Sessions, line: bytes) -> str:
         message = f"{type(failure).__name__}: {failure}"
         response = {"id": ident, "error": {"code": "internal", "message": message}}
     try:
-        return json.dumps(response, allow_nan=False, separators=(",", ":"))
+        return wire.dumps(response)  # numbers as JS writes them (PROT-44)
     except (TypeError, ValueError, RecursionError) as failure:
         message = f"unencodable result: {type(failure).__name__}: {failure}"
         return json.dumps({"id": ident, "error": {"code": "internal", "message": message}})
@@ -158,7 +156,7 @@ def serve(port: Port, stdin: BinaryIO | None = None, stdout: TextIO | None = Non
     sys.setrecursionlimit(max(sys.getrecursionlimit(), 10_000))  # deep-nesting vectors
     sessions = _Sessions(port)
     for line in stdin:
-        if line.strip():
+        if line.strip(wire.JSON_WHITESPACE):  # a blank line gets no answer (PROT-44)
             stdout.write(respond(sessions, line) + "\n")
             stdout.flush()
     return 0

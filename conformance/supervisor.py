@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from . import interrupts
 from .protocol import (
     DEFAULT_MAX_LINE_BYTES,
     DEFAULT_STARTUP_TIMEOUT,
@@ -159,7 +160,8 @@ class Supervisor:
             hello = connection.start()
             self._check_features(hello["features"])
         except BaseException as problem:
-            connection.kill()
+            with interrupts.held():  # never a harness left behind, whatever arrives
+                connection.kill()
             if isinstance(problem, HarnessFault) and not problem.stderr:
                 problem.stderr = connection.stderr_tail()
             raise

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Literal, cast
 
-from doomloop_kit.reference import UNDEFINED
+from doomloop_kit.reference import UNDEFINED, CanonicalizationError, canonicalize
 
 from .errors import ScenarioError
 from .loop_key_functions import build_loop_key
@@ -60,6 +60,17 @@ def _output_texts(item: Mapping[str, object], where: str) -> None:
 
 def _strings(value: object, where: str) -> tuple[str, ...]:
     return tuple(_string(item, f"{where}[{i}]") for i, item in enumerate(_list(value, where)))
+
+
+def _tool_choice(choice: object, where: str) -> None:
+    """A tool choice is not ``null`` (ENG-172) and has a canonical JSON form, the
+    form its consumption is recorded under (ENG-173, ENG-145)."""
+    if choice is None:
+        raise ScenarioError(f"{where}: null is not a tool choice")
+    try:
+        canonicalize(choice)
+    except CanonicalizationError as error:
+        raise ScenarioError(f"{where}: no canonical JSON form ({error})") from None
 
 
 def _json(value: object) -> object:
@@ -160,6 +171,8 @@ class RequestSpec:
         )
         models = data.get("models")
         steps = data.get("stopWhenSteps")
+        if "toolChoice" in data:
+            _tool_choice(data["toolChoice"], f"{where}.toolChoice")
         start = data.get("toolChoiceFromDispatch", 0)
         # ENG-23: counts are JSON integers; true and false are not counts
         if (

@@ -13,7 +13,7 @@ from __future__ import annotations
 import copy
 from collections.abc import Mapping
 
-from doomloop_kit.reference import UNDEFINED, CanonicalizationError, canonicalize
+from doomloop_kit.reference import UNDEFINED, canonicalize
 
 
 def is_forced(choice: object) -> bool:
@@ -32,14 +32,6 @@ def relaxed(choice: object) -> object:
     return "auto"
 
 
-def consumption_key(choice: object) -> str | None:
-    """The canonical JSON the state records (ENG-145); None when it cannot be written."""
-    try:
-        return canonicalize(choice)
-    except CanonicalizationError:
-        return None
-
-
 class ToolChoicePolicy:
     """Offers the caller's choice per dispatch and keeps the consumption key."""
 
@@ -47,7 +39,9 @@ class ToolChoicePolicy:
         self.choice = choice
         self.start = start
         self.forced = is_forced(choice)
-        self.key = consumption_key(choice) if self.forced else None
+        self.key = canonicalize(choice) if self.forced else None
+        """The canonical JSON the consumption is recorded under (ENG-145); a well-formed
+        scenario's choice always has one (ENG-173)."""
         self.stored_key = stored_key
         """The ``consumedForcedToolChoiceKey`` the state holds, as loaded or last set."""
 

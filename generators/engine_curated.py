@@ -9,9 +9,9 @@ expectation can be trusted (a fact that fails stops the regeneration).
 
 ``engine-statements``: the rules of the brief its table leaves without a
 scenario (:data:`~.engine_scenarios.statements.STATEMENTS`), and
-``engine-pins``: behaviours the engine mutation jobs (the reference's and the
-Go port's) found no vector pinning (:data:`~.engine_scenarios.pins.PINS`);
-both as ``engine-scenarios``, their facts taken from the brief's rules.
+``engine-pins``: behaviours the engine's mutation job found no vector
+pinning (:data:`~.engine_scenarios.pins.PINS`); both as ``engine-scenarios``,
+their facts taken from the brief's rules.
 
 ``engine-sdk-loop``: what the SDK's real run loop does (engine brief §10,
 :data:`~.engine_scenarios.sdk_loop.SDK_LOOP`), one fact each, taken from the
@@ -172,6 +172,13 @@ def _scenario(name: str, **members: Any) -> dict[str, Any]:
 
 def _end(at: str, value: Any, run: int = 0) -> dict[str, Any]:
     return {"kind": "end", "run": run, "at": at, "equals": value}
+
+
+def _nested(value: Any, arrays: int) -> Any:
+    """``value`` inside ``arrays`` nested arrays."""
+    for _ in range(arrays):
+        value = [value]
+    return value
 
 
 def _rejected(names: str) -> dict[str, Any]:
@@ -405,6 +412,29 @@ BAD_INPUT: Final[list[dict[str, Any]]] = [
         "fact": _rejected("step counts"),
     },
     {
+        "name": "malformed-tool-choice-null",
+        "description": "a toolChoice of null is bad-scenario: the SDK's reading of it is not "
+        "recorded (ENG-172)",
+        "spec": ["ENG-172"],
+        "scenario": _scenario(
+            "malformed-tool-choice-null", request={"toolChoice": None}, runs=[fresh([])]
+        ),
+        "fact": _rejected("request.toolChoice"),
+    },
+    {
+        "name": "malformed-tool-choice-not-canonical",
+        "description": "a forced toolChoice holding 0 at depth 65 (64 arrays deep in its "
+        "member x) has no canonical JSON form (CAN-16): bad-scenario, the SDK's handling "
+        "of it is not recorded (ENG-173)",
+        "spec": ["ENG-173"],
+        "scenario": _scenario(
+            "malformed-tool-choice-not-canonical",
+            request={"toolChoice": {"type": "function", "name": "read", "x": _nested(0, 64)}},
+            runs=[fresh([])],
+        ),
+        "fact": _rejected("request.toolChoice"),
+    },
+    {
         "name": "malformed-step-count-fraction",
         "description": "stopWhenSteps 2.5 is bad-scenario: a step count is an integer",
         "spec": ["ENG-23"],
@@ -414,56 +444,16 @@ BAD_INPUT: Final[list[dict[str, Any]]] = [
         "fact": _rejected("step counts"),
     },
     {
-        "name": "malformed-project-transform",
+        "name": "malformed-project-transform-unknown",
         "description": "a project loop key with a transform other than trim and lower is "
         "bad-scenario",
         "spec": ["ENG-23"],
         "scenario": _scenario(
-            "malformed-project-transform",
-            tools=[
-                {"name": "read", "loopKey": {"function": "project", "fields": {"q": ["upper"]}}}
-            ],
+            "malformed-project-transform-unknown",
+            tools=[{"name": "t", "loopKey": {"function": "project", "fields": {"q": ["upper"]}}}],
             runs=[fresh([])],
         ),
         "fact": _rejected("project"),
-    },
-    {
-        "name": "well-formed-message-part-without-text",
-        "description": "a message part that is not output_text needs no text: the scenario "
-        "is well formed and runs",
-        "spec": ["ENG-23"],
-        "scenario": _scenario(
-            "well-formed-message-part-without-text",
-            runs=[
-                fresh(
-                    [
-                        turn(
-                            {
-                                "type": "message",
-                                "role": "assistant",
-                                "content": [{"type": "refusal", "refusal": "no"}],
-                            }
-                        )
-                    ]
-                )
-            ],
-        ),
-        "fact": _end("/status", "complete"),
-    },
-    {
-        "name": "well-formed-output-text-outside-a-message",
-        "description": "an output_text part outside a message item needs no text: the "
-        "scenario is well formed and runs",
-        "spec": ["ENG-23"],
-        "scenario": _scenario(
-            "well-formed-output-text-outside-a-message",
-            runs=[
-                fresh(
-                    [turn({"type": "reasoning", "id": "r1", "content": [{"type": "output_text"}]})]
-                )
-            ],
-        ),
-        "fact": _end("/status", "complete"),
     },
     {
         "name": "malformed-run-neither-fresh-nor-decision",

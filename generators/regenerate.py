@@ -9,27 +9,34 @@ phase only, no deadline), so the same bytes come out on every run and
 machine. Every expectation is computed by the reference (:mod:`.build`): the
 monitor's, or the engine's transcript for an engine vector.
 
-Writing is atomic per file and ordered: all temp files are written first,
-then each is moved into place with ``os.replace``, the manifest last, and
-only then are files no longer produced removed. ``--check`` builds
-everything in memory and exits 1 naming each file that would change, be
-added or be removed.
+Writing is atomic as a set (:func:`~doomloop_kit.vectorset.writing.publish_folder`):
+the new set is written beside the root and the two folders are exchanged in
+one step, so that a crash leaves the old set or the new one, never a mix;
+files of the root that are not vector files (its README) are carried over.
+What an interrupted write left behind -- a staging folder beside the root,
+temporary files inside it -- is removed by the next regeneration and named
+by ``--check``. ``--check`` builds everything in memory and exits 1 naming
+each file that would change, be added or be removed. Without ``--root`` the
+command refuses to rewrite the vector set of an installed (wheel) kit: that
+would change the package under pip's feet.
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import fnmatch
 import hashlib
 import importlib
+import shutil
 import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Final, Protocol
 
 import hypothesis
-from doomloop_kit.vectorset import resources
+from doomloop_kit.vectorset import resources, writing
 from doomloop_kit.vectorset.files import (
     FORMAT_VERSION,
     MANIFEST_NAME,
@@ -37,7 +44,6 @@ from doomloop_kit.vectorset.files import (
     VectorFile,
     dumps,
     validate_vector_file_data,
-    write_bytes_atomic,
 )
 from hypothesis import HealthCheck, Phase, Verbosity, given, settings
 from hypothesis import seed as hypothesis_seed
@@ -53,6 +59,19 @@ HYPOTHESIS_VERSION = "6.170.17"
 another release may draw other transcripts from the same seed."""
 
 KINDS = ("curated", "generated")
+
+OWNED: Final = (
+    MANIFEST_NAME,
+    *(f"{kind}/*.json" for kind in KINDS),
+    *(f"{folder}.*.tmp" for folder in ("", *(f"{kind}/" for kind in KINDS))),
+)
+"""The files of a vector root that regeneration owns (globs, relative to the root): the
+manifest, the vector files and the temporary files an interrupted write leaves behind.
+Anything else (a README) is the user's and is carried over."""
+
+
+def owned(relative: str) -> bool:
+    return any(fnmatch.fnmatchcase(relative, pattern) for pattern in OWNED)
 
 
 # -- building ------------------------------------------------------------------
@@ -292,16 +311,15 @@ def build_all(
 
 
 def existing_files(root: Path) -> set[str]:
-    """Relative paths of the vector files (and manifest) currently under ``root``."""
-    found = {
-        f"{kind}/{path.name}"
-        for kind in KINDS
-        if (root / kind).is_dir()
-        for path in (root / kind).glob("*.json")
+    """Relative paths of the files regeneration owns (:data:`OWNED`) now under ``root``."""
+    folders = [root, *(root / kind for kind in KINDS)]
+    return {
+        path.relative_to(root).as_posix()
+        for folder in folders
+        if folder.is_dir()
+        for path in folder.iterdir()
+        if path.is_file() and owned(path.relative_to(root).as_posix())
     }
-    if (root / MANIFEST_NAME).exists():
-        found.add(MANIFEST_NAME)
-    return found
 
 
 def plan(root: Path, files: Mapping[str, bytes]) -> tuple[list[str], list[str], list[str]]:
@@ -313,14 +331,21 @@ def plan(root: Path, files: Mapping[str, bytes]) -> tuple[list[str], list[str], 
     return changed, added, removed
 
 
+def debris(root: Path) -> list[Path]:
+    """What interrupted writes left: staging folders beside ``root``, temporary files in it."""
+    inside = sorted(root / p for p in existing_files(root) if p.endswith(".tmp"))
+    return writing.debris(root) + inside
+
+
 def write_all(root: Path, files: Mapping[str, bytes]) -> tuple[list[str], list[str], list[str]]:
-    """Write ``files`` under ``root`` atomically (manifest last), then drop stale files."""
+    """Replace the vector set under ``root`` by ``files``, as a whole (module docstring).
+
+    The staging folders earlier interrupted runs left beside ``root`` are removed first.
+    """
     changed, added, removed = plan(root, files)
-    ordered = {root / p: data for p, data in files.items() if p != MANIFEST_NAME}
-    ordered[root / MANIFEST_NAME] = files[MANIFEST_NAME]
-    write_bytes_atomic(ordered)
-    for relative in removed:
-        (root / relative).unlink(missing_ok=True)
+    for leftover in writing.debris(root):
+        shutil.rmtree(leftover, ignore_errors=True)
+    writing.publish_folder(root, files, owned)
     return changed, added, removed
 
 
@@ -378,8 +403,23 @@ def hypothesis_mismatch() -> str | None:
     )
 
 
+def installed_refusal(root: Path) -> str | None:
+    """Why the default root may not be rewritten (None: it may): it is a wheel's data."""
+    if not resources.installed_vector_digests(root):
+        return None
+    return (
+        f"{root} is the vector set of the installed doomloop-kit package; rewriting it "
+        "would change the installed kit (its RECORD would no longer match). Give --root DIR "
+        "to write the set elsewhere, or --check to compare"
+    )
+
+
 def run(args: argparse.Namespace) -> int:
     root = args.root if args.root is not None else resources.vectors_root()
+    refusal = None if args.root is not None or args.check else installed_refusal(root)
+    if refusal is not None:
+        print(f"regenerate: {refusal}", file=sys.stderr)
+        return 2
     mismatch = hypothesis_mismatch()
     if mismatch is not None:
         if args.check:
@@ -396,6 +436,7 @@ def run(args: argparse.Namespace) -> int:
     size = sum(len(data) for data in files.values())
     if args.check:
         changed, added, removed = plan(root, files)
+        removed = [p for p in removed if not p.endswith(".tmp")]
         for label, paths in (
             ("would change", changed),
             ("would add", added),
@@ -403,18 +444,25 @@ def run(args: argparse.Namespace) -> int:
         ):
             for path in paths:
                 print(f"{label}: {root / path}")
-        if changed or added or removed:
+        leftovers = debris(root)
+        for leftover in leftovers:
+            print(f"debris of an interrupted write (regenerate removes it): {leftover}")
+        if changed or added or removed or leftovers:
             print("regenerate --check: out of date; run `doomloop-kit vectors regenerate`")
             return 1
         if not args.quiet:
             summary = f"{len(files)} files up to date ({size} bytes, built in {elapsed:.1f}s)"
             print(f"regenerate --check: {summary}")
         return 0
+    leftovers = debris(root)
     try:
         changed, added, removed = write_all(root, files)
     except OSError as error:
         print(f"regenerate: cannot write under {root}: {error}", file=sys.stderr)
         return 2
+    for leftover in leftovers:
+        print(f"regenerate: removed debris of an interrupted write: {leftover}")
+    removed = [p for p in removed if not p.endswith(".tmp")]
     if not args.quiet:
         print(
             f"regenerate: {len(files)} files, {size} bytes, built in {elapsed:.1f}s "
@@ -426,7 +474,11 @@ def run(args: argparse.Namespace) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="regenerate", description=__doc__)
     add_arguments(parser)
-    return run(parser.parse_args(argv))
+    try:
+        return run(parser.parse_args(argv))
+    except KeyboardInterrupt:  # `doomloop-kit vectors regenerate` says the same (cli.main)
+        print("regenerate: interrupted by SIGINT", file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":

@@ -106,7 +106,7 @@ def _visit(value: object, depth: int, ancestors: set[int]) -> str:
     if isinstance(value, str):
         return _string(value)
     if isinstance(value, JsBigInt):
-        raise CanonicalizationError(CanonicalizationErrorKind.BIGINT, f"{value.value}n")
+        raise CanonicalizationError(CanonicalizationErrorKind.BIGINT, f"{value.digits}n")
     if isinstance(value, Mapping | list | tuple):
         return _container(value, depth, ancestors)
     raise CanonicalizationError(CanonicalizationErrorKind.UNSUPPORTED, type(value).__name__)

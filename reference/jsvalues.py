@@ -15,9 +15,11 @@ NaN, +/-Infinity and -0 are ordinary Python floats.
 
 from __future__ import annotations
 
+import contextlib
 import math
 import re
-from collections.abc import Mapping
+import sys
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Final
 
@@ -50,9 +52,37 @@ class JsFunction:
 
 @dataclass(frozen=True)
 class JsBigInt:
-    """A JS ``bigint`` (e.g. ``10n``); RFC 8785 has no form for it."""
+    """A JS ``bigint`` (e.g. ``10n``); RFC 8785 has no form for it.
+
+    A bigint has no size limit in JS; Python refuses to convert integers of
+    more than 4,300 decimal digits to and from text unless told otherwise, so
+    the decimal form goes through :meth:`from_digits` and :attr:`digits`
+    (PROT-26).
+    """
 
     value: int
+
+    @classmethod
+    def from_digits(cls, digits: str) -> JsBigInt:
+        """The bigint written ``digits`` (``-?[0-9]+``), of any length."""
+        with _any_length_integers():
+            return cls(int(digits))
+
+    @property
+    def digits(self) -> str:
+        """The decimal form, as JS ``String(value)`` writes it."""
+        with _any_length_integers():
+            return str(self.value)
+
+
+@contextlib.contextmanager
+def _any_length_integers() -> Iterator[None]:
+    limit = sys.get_int_max_str_digits()
+    sys.set_int_max_str_digits(0)
+    try:
+        yield
+    finally:
+        sys.set_int_max_str_digits(limit)
 
 
 MAX_SAFE_INTEGER: Final = 2**53
@@ -207,7 +237,7 @@ def js_string(value: object) -> str:
             return "Infinity" if number > 0 else "-Infinity"
         return number_to_string(number)
     if isinstance(value, JsBigInt):
-        return str(value.value)
+        return value.digits
     if is_symbol(value):
         raise JsTypeError("Cannot convert a Symbol value to a string")
     if isinstance(value, Mapping):

@@ -37,17 +37,31 @@ A loop-key function returning ``{"$js": "undefined"}`` "returns nothing".
 Strings holding lone surrogates travel as ordinary ``\\udxxx`` JSON escapes
 (feature ``lone-surrogates``); integers beyond +/-2^53 as plain JSON
 integers (feature ``large-integers``).
+
+:func:`loads` and :func:`dumps` read and write the JSON text of a protocol
+line as JS does (PROT-44): every number a double, written by
+``Number::toString``, so that a harness over the reference answers a line
+exactly as the TypeScript and Go harnesses do.
 """
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Final
 
-from .jsvalues import MAX_SAFE_INTEGER, UNDEFINED, JsBigInt, JsFunction, is_number, to_double
+from .jsvalues import (
+    MAX_SAFE_INTEGER,
+    UNDEFINED,
+    JsBigInt,
+    JsFunction,
+    is_number,
+    number_to_string,
+    to_double,
+)
 
 TAG: Final = "$js"
 
@@ -244,7 +258,7 @@ def _decode_tag(value: Mapping[str, object], context: _Context) -> object:
         digits = value.get("value")
         if not isinstance(digits, str) or not _BIGINT_DIGITS.fullmatch(digits):
             raise WireError(f"bad bigint {digits!r} (PROT-26: digits are -?[0-9]+)")
-        return JsBigInt(int(digits))
+        return JsBigInt.from_digits(digits)
     if kind == "symbol":
         return JsFunction("symbol")
     if kind == "function":
@@ -342,7 +356,7 @@ def _encode(value: object, stack: list[int], encoder: _Encoder) -> object:
         )
         return {TAG: "number", "value": text}
     if isinstance(value, JsBigInt):
-        return {TAG: "bigint", "value": str(value.value)}
+        return {TAG: "bigint", "value": value.digits}
     if isinstance(value, JsFunction):
         return {TAG: "symbol" if value.label == "symbol" else "function"}
     if isinstance(value, LoopKeyFunction):
@@ -473,3 +487,72 @@ def uses_js_coercion(request: Mapping[str, object]) -> bool:
     if op in ("create", "resolveOption"):
         return _coerced_text(_given(_given(request, "option"), "text"), enabled=True)
     return False
+
+
+# -- the JSON text of a protocol line (PROT-44) ---------------------------------------
+
+JSON_WHITESPACE: Final = b" \t\r\n"
+"""The bytes a blank protocol line may hold (RFC 8259 whitespace): it gets no answer."""
+
+_LONGEST_EXACT_INTEGER: Final = 400
+"""Characters beyond which an integer literal is certainly beyond the doubles (the
+largest finite double has 309 digits): it reads as +/-Infinity, as in JS."""
+
+
+def _integer(text: str) -> int | float:
+    return int(text) if len(text) <= _LONGEST_EXACT_INTEGER else float(text)
+
+
+def _no_constant(name: str) -> object:
+    raise ValueError(f"{name} is not JSON (non-finite numbers travel as tagged values)")
+
+
+_DECODER: Final = json.JSONDecoder(parse_int=_integer, parse_constant=_no_constant)
+
+
+def loads(text: str) -> object:
+    """A JSON text read as JS ``JSON.parse`` reads it: ``NaN`` and ``Infinity`` are not
+    JSON (ValueError), and an integer literal of any length is a number -- one too long
+    for any double is +/-Infinity (Python would refuse more than 4,300 digits)."""
+    return _DECODER.decode(text)
+
+
+def dumps(value: object) -> str:
+    """Plain JSON as JS ``JSON.stringify`` writes it, strings escaped to ASCII.
+
+    A number is written by ``Number::toString`` of its double: ``1e+21``,
+    ``1e-7``, 2^64 as ``18446744073709552000``. A non-finite number, a
+    non-string key or a value that is not plain JSON raises ValueError or
+    TypeError (results carry such values as tags, :func:`encode`).
+    """
+    parts: list[str] = []
+    _dump(value, parts)
+    return "".join(parts)
+
+
+def _dump(value: object, out: list[str]) -> None:
+    if value is None or value is True or value is False:
+        out.append("null" if value is None else ("true" if value else "false"))
+    elif isinstance(value, str):
+        out.append(json.dumps(value))
+    elif isinstance(value, int) and abs(value) <= MAX_SAFE_INTEGER:
+        out.append(str(value))
+    elif isinstance(value, int | float):
+        out.append(number_to_string(value))
+    elif isinstance(value, list):
+        out.append("[")
+        for index, item in enumerate(value):
+            if index:
+                out.append(",")
+            _dump(item, out)
+        out.append("]")
+    elif isinstance(value, Mapping):
+        out.append("{")
+        for index, (key, member) in enumerate(value.items()):
+            if not isinstance(key, str):
+                raise TypeError(f"an object key must be a string, not {key!r}")
+            out.append(("," if index else "") + json.dumps(key) + ":")
+            _dump(member, out)
+        out.append("}")
+    else:
+        raise TypeError(f"not plain JSON: {type(value).__name__}")

@@ -16,6 +16,7 @@ from typing import Protocol, TextIO
 
 from doomloop_kit.conformance.protocol import DEFAULT_TIMEOUT
 from doomloop_kit.conformance.supervisor import positive_seconds
+from doomloop_kit.vectorset import writing
 
 from . import examples
 from . import options as replay_options
@@ -159,6 +160,9 @@ def run_with(args: argparse.Namespace, out: TextIO) -> int:
     from .sweep import run_sweep
 
     try:
+        outputs = (("--json", args.json), ("--html", args.html))
+        # before the replay: each path writable, and no two outputs into one file
+        writing.check_outputs((option, path) for option, path in outputs if path is not None)
         options = options_from_args(args)
         if fleet_wanted(args):
             return run_fleet(args, options, out)
@@ -172,6 +176,8 @@ def run_with(args: argparse.Namespace, out: TextIO) -> int:
         message = error.args[0] if isinstance(error, KeyError) else error
         print(f"doomloop-kit replay: {message}", file=sys.stderr)
         return EXIT_UNUSABLE
+    except BrokenPipeError:  # stdout closed: the command line ends it (exit 141)
+        raise
     except OSError as error:  # an output file that cannot be written
         print(f"doomloop-kit replay: {error.filename}: {error.strerror}", file=sys.stderr)
         return EXIT_UNUSABLE

@@ -6,7 +6,8 @@ JSON document: an array of values, or an object whose ``messages``, ``input``,
 response body, a mini-swe-agent or SWE-agent trajectory).
 Both are read incrementally, so memory holds one value at a time, never the
 whole log. Numbers follow JS ``JSON.parse``: ``NaN`` and ``Infinity`` are not
-JSON.
+JSON. The text is UTF-8; a byte-order mark at its start is skipped, and bytes
+that are not UTF-8 are an error naming their line.
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Final
+
+from doomloop_kit.vectorset.files import json_problem
 
 WRAPPER_MEMBERS: Final = ("messages", "input", "output", "trajectory")
 """Members of a top-level object whose array value is the log (``trajectory``: SWE-agent)."""
@@ -127,7 +130,7 @@ class _Buffer:
                 if cut and self.fill():
                     continue
                 line = self.line + self.text.count("\n", self.pos, error.pos)
-                raise LogError(self.path, line, f"not JSON: {error.msg}") from None
+                raise LogError(self.path, line, f"not JSON: {json_problem(error)}") from None
             except ValueError as error:  # NaN / Infinity
                 raise LogError(self.path, self.line, f"not JSON: {error}") from None
             if end == len(self.text) and not self.eof and self.text[self.pos] not in '[{"':
@@ -139,7 +142,7 @@ class _Buffer:
 
 def _reason(error: ValueError) -> str:
     """The parser's complaint without Python's position suffix."""
-    return error.msg if isinstance(error, json.JSONDecodeError) else str(error)
+    return json_problem(error) if isinstance(error, json.JSONDecodeError) else str(error)
 
 
 def _json_lines(stream: IO[str], path: str, first: str, start: int) -> Iterator[Located]:
@@ -218,14 +221,27 @@ def read_values(path: Path, document: Document | None = None) -> Iterator[Locate
     """
     name = str(path)
     try:
-        stream = path.open(encoding="utf-8", newline="")
+        stream = path.open(encoding="utf-8-sig", newline="")
     except OSError as error:
         raise LogError(name, 0, f"cannot open the log: {error.strerror}") from None
     with stream:
         try:
             yield from _values(stream, name, document if document is not None else Document())
         except UnicodeDecodeError as error:
-            raise LogError(name, 0, f"the log is not UTF-8 text: {error.reason}") from None
+            line = _first_undecodable_line(path)
+            raise LogError(name, line, f"the log is not UTF-8 text: {error.reason}") from None
+
+
+def _first_undecodable_line(path: Path) -> int:
+    """The 1-based line holding the first bytes that are not UTF-8 (a line feed is
+    never part of a multi-byte character, so each line decodes on its own)."""
+    with path.open("rb") as raw:
+        for number, line in enumerate(raw, start=1):
+            try:
+                line.decode("utf-8")
+            except UnicodeDecodeError:
+                return number
+    return 0
 
 
 def _values(stream: IO[str], path: str, document: Document) -> Iterator[Located]:

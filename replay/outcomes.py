@@ -77,14 +77,14 @@ def load(path: Path) -> Outcomes:
     except ValueError:
         whole = None
     if isinstance(whole, dict):
-        for number, line in enumerate(text.splitlines(), 1):
+        for number, line in enumerate(_lines(text), 1):
             found = _KEY.match(line)
             if found:
                 outcomes.lines.setdefault(json.loads(found.group(1)), number)
         for run_id, label in whole.items():
             _add(outcomes, run_id, label, outcomes.lines.get(run_id, 1))
         return outcomes
-    for number, line in enumerate(text.splitlines(), 1):
+    for number, line in enumerate(_lines(text), 1):
         if not line.strip():
             continue
         try:
@@ -106,3 +106,9 @@ def _add(outcomes: Outcomes, run_id: str, label: object, line: int) -> None:
             f"success/failure or an object with {', '.join(LABEL_MEMBERS)}"
         )
     outcomes.labels[run_id] = group
+
+
+def _lines(text: str) -> list[str]:
+    """JSON lines split on ``\n`` only: ``str.splitlines`` also splits on U+2028 and
+    U+2029, which JSON leaves raw inside strings."""
+    return [line.removesuffix("\r") for line in text.split("\n")]

@@ -37,6 +37,8 @@ class SweepRow:
 
 
 def parse_values(rung: str, text: str) -> list[int | bool]:
+    """A rung's values: thresholds of 1 or more (CFG-10; a smaller one would run the
+    rung's default, CFG-11, under a row labelled otherwise) or ``false``."""
     values: list[int | bool] = []
     for part in text.split("|"):
         low, sep, high = part.partition("..")
@@ -54,6 +56,12 @@ def parse_values(rung: str, text: str) -> list[int | bool]:
             raise OptionError(
                 f"--sweep {rung}={text}: expected N, A..B, false, or values joined by |"
             ) from None
+    below = [value for value in values if value is not False and value < 1]
+    if below:
+        raise OptionError(
+            f"--sweep {rung}={text}: a threshold is a whole number of 1 or more, or false "
+            f"(CFG-10); {below[0]} would run the default threshold instead"
+        )
     return values
 
 

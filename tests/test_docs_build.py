@@ -441,6 +441,29 @@ def test_matrix_marks_a_truncated_report(tmp_path: Path) -> None:
     assert "1/1" in page
 
 
+def test_matrix_survives_reports_of_the_wrong_shape_and_names_how_runs_ended(
+    tmp_path: Path,
+) -> None:
+    """Issue 23: a report of the wrong shape was an AttributeError that stopped
+    `make docs`; a run that did not complete must never read "complete"."""
+    lines = [
+        {"type": "header", "harness": ["not", "an", "object"], "vectorSet": "a string"},
+        {"type": "vector", "id": "x/y", "file": "curated/x.json", "status": "passed"},
+        {"type": "footer", "status": "interrupted", "reason": "interrupted by SIGINT"},
+    ]
+    (tmp_path / "odd.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
+    stopped = [
+        {"type": "header", "harness": {"implementation": "a string", "features": 7}},
+        {"type": "footer", "status": "unfinished", "reason": None, "aborted": None},
+    ]
+    (tmp_path / "cut.jsonl").write_text("".join(json.dumps(x) + "\n" for x in stopped))
+    page = matrix.page(matrix.load_runs(tmp_path), vectors.Catalog(), "r", None)
+    assert "**interrupted**: interrupted by SIGINT" in page
+    assert "harness is not an object" in page and "vectorSet is not an object" in page
+    assert "**unfinished**" in page and "implementation is not an object" in page
+    assert "| complete |" not in page
+
+
 def test_schema_renderer_describes_types_rules_and_links() -> None:
     data = {
         "title": "Example",

@@ -62,6 +62,8 @@ def test_bad_input_covers_eng_20_to_23_one_fact_each() -> None:
         "ENG-21",
         "ENG-22",
         "ENG-23",
+        "ENG-172",
+        "ENG-173",
     }
     assert all(len(v.facts) == 1 for v in vectors)
     rejected = [v for v in vectors if v.steps[0].expect == {"error": "bad-scenario"}]
@@ -79,6 +81,8 @@ def test_bad_input_covers_eng_20_to_23_one_fact_each() -> None:
         "malformed-output-text-not-a-string",
         "malformed-step-count-boolean",
         "malformed-run-neither-fresh-nor-decision",
+        "malformed-tool-choice-null",
+        "malformed-tool-choice-not-canonical",
     }
 
 

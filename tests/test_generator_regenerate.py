@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
-import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -13,6 +12,7 @@ from typing import Any
 
 import pytest
 from doomloop_kit.generators import regenerate
+from doomloop_kit.vectorset import writing
 from doomloop_kit.vectorset.files import (
     VectorFormatError,
     compare,
@@ -75,31 +75,29 @@ def test_check_names_changed_added_and_removed(
     assert regenerate.run(_args(root, check=True, counts=SMALL)) == 0
 
 
-def test_interrupted_write_leaves_old_files(
+def test_a_failed_write_leaves_the_old_set_whole(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """A write that fails half-way (a full disk) leaves every file of the old set, and
+    nothing else (issue 23: the set is replaced as a whole, or not at all)."""
     root = tmp_path / "v"
     assert regenerate.run(_args(root, counts=SMALL)) == 0
-    before = {p: p.read_bytes() for p in root.rglob("*.json")}
+    before = {p: p.read_bytes() for p in root.rglob("*") if p.is_file()}
     calls = {"n": 0}
-    real_replace = os.replace
+    real_fill = writing._fill
 
-    def failing_replace(src: str | os.PathLike[str], dst: str | os.PathLike[str]) -> None:
+    def failing_fill(fd: int, data: bytes) -> None:
         calls["n"] += 1
-        if calls["n"] > 1:
-            raise OSError("disk full (simulated)")
-        real_replace(src, dst)
+        if calls["n"] > 3:
+            raise OSError(28, "No space left on device (simulated)")
+        real_fill(fd, data)
 
-    monkeypatch.setattr(os, "replace", failing_replace)
+    monkeypatch.setattr(writing, "_fill", failing_fill)
     changed = [(name, 4) for name, _ in SMALL]
     assert regenerate.run(_args(root, counts=changed)) == 2
     monkeypatch.undo()
-    after = {p: p.read_bytes() for p in root.rglob("*.json")}
-    assert set(after) == set(before), "no temp files may be left behind"
-    differing = [p for p in before if before[p] != after[p]]
-    assert len(differing) <= 1  # only the first file was replaced
-    assert after[root / "manifest.json"] == before[root / "manifest.json"]
-    assert not list(root.rglob("*.tmp"))
+    assert {p: p.read_bytes() for p in root.rglob("*") if p.is_file()} == before
+    assert regenerate.debris(root) == []
 
 
 def test_count_argument_is_validated() -> None:

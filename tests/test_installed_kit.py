@@ -10,8 +10,10 @@ The sdist is checked to carry the same data.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tarfile
@@ -217,3 +219,70 @@ def test_the_installed_kit_regenerates_its_own_vectors_byte_for_byte(
     done = _kit(installed, outside, "vectors", "regenerate", "--check")
     assert done.returncode == 0, done.stdout + done.stderr
     assert "up to date" in done.stdout
+
+
+def test_regenerate_refuses_to_rewrite_the_installed_package(
+    installed: Path, outside: Path
+) -> None:
+    """Issue 23: it silently rewrote site-packages (the wheel's RECORD then lied)."""
+    manifest = _installed_vectors(installed, outside) / "manifest.json"
+    before = manifest.read_bytes()
+    done = _kit(installed, outside, "vectors", "regenerate")
+    assert done.returncode == 2
+    assert "the vector set of the installed doomloop-kit package" in done.stderr
+    assert "--root DIR" in done.stderr
+    assert manifest.read_bytes() == before
+
+
+def test_a_shipped_profile_is_named_from_the_installed_kit(installed: Path, outside: Path) -> None:
+    assert GO_HARNESS.is_file(), "build the Go harness first (make ports)"
+    run = ["conformance", "run", "--port", str(GO_HARNESS), "--family", "facts"]
+    done = _kit(installed, outside, *run, "--expected-failures", "profile:sdk-0.9.0")
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr
+    done = _kit(installed, outside, *run, "--expected-failures", "profile:nope")
+    assert done.returncode == 2
+    assert "shipped profiles: sdk-0.9.0" in done.stdout
+
+
+def _installed_vectors(installed: Path, outside: Path) -> Path:
+    probe = "from doomloop_kit.vectorset import resources; print(resources.vectors_root())"
+    done = subprocess.run(
+        [str(installed / "python"), "-c", probe],
+        cwd=outside,
+        env=_clean_env(outside),
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return Path(done.stdout.strip())
+
+
+def test_an_edited_and_resealed_installed_file_is_schema_checked(
+    installed: Path, outside: Path
+) -> None:
+    """Issue 23: the manifest vouched for the installed files, so an edited file whose
+    manifest entry was re-sealed was never checked, then cached as valid, and a copy
+    of the tree given with --vectors passed too. Only the wheel's RECORD vouches now."""
+    assert GO_HARNESS.is_file(), "build the Go harness first (make ports)"
+    root = _installed_vectors(installed, outside)
+    path, manifest = root / "curated" / "facts.json", root / "manifest.json"
+    saved = path.read_bytes(), manifest.read_bytes()
+    try:
+        data = json.loads(saved[0])
+        data["vectors"][0]["id"] = "facts/Not An Id"
+        path.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+        entries = json.loads(saved[1])
+        for entry in entries["files"]:
+            if entry["path"] == "curated/facts.json":
+                entry["sha256"] = hashlib.sha256(path.read_bytes()).hexdigest()
+        manifest.write_text(json.dumps(entries, indent=1) + "\n", encoding="utf-8")
+        copy = outside / "resealed-copy"
+        shutil.copytree(root, copy, dirs_exist_ok=True)
+        run = ["conformance", "run", "--port", str(GO_HARNESS), "--family", "facts"]
+        for where in ([], ["--vectors", str(copy)]):
+            done = _kit(installed, outside, *run, *where)
+            assert done.returncode == 2, done.stdout[-2000:]
+            assert "facts.json: $.vectors[0].id" in done.stdout
+    finally:
+        path.write_bytes(saved[0])
+        manifest.write_bytes(saved[1])

@@ -277,3 +277,51 @@ def test_bound_names_the_held_object() -> None:
     with pytest.raises(wire.WireError, match="no object bound"):
         wire.decode({"$js": "bound", "name": "other"}, held)
     assert wire.features_of({"$js": "bound", "name": "k"}) == {"object-identity"}
+
+
+# -- the JSON text of a protocol line (PROT-44) ---------------------------------------
+
+
+def test_loads_reads_numbers_as_js_does_whatever_their_length() -> None:
+    nines = "9" * 5000  # beyond Python's 4,300 digits of integer text
+    assert wire.loads(f"[{nines}, -{nines}, 12, 1e400]") == [math.inf, -math.inf, 12, math.inf]
+    for constant in ("NaN", "Infinity", "-Infinity"):
+        with pytest.raises(ValueError, match="not JSON"):
+            wire.loads(f"[{constant}]")
+
+
+@pytest.mark.parametrize(
+    ("value", "text"),
+    [
+        (2**64, "18446744073709552000"),
+        (2**64 + 1, "18446744073709552000"),
+        (9007199254740993, "9007199254740992"),
+        (1e21, "1e+21"),
+        (1e-7, "1e-7"),
+        (1.0, "1"),
+        (-0.0, "0"),
+        (
+            [1, {"a": None, "b": [True, False]}, "é\ud800"],
+            '[1,{"a":null,"b":[true,false]},"\\u00e9\\ud800"]',
+        ),
+        ({}, "{}"),
+    ],
+)
+def test_dumps_writes_numbers_as_json_stringify(value: object, text: str) -> None:
+    assert wire.dumps(value) == text
+    assert json.loads(text) == json.loads(wire.dumps(json.loads(text)))
+
+
+@pytest.mark.parametrize(
+    ("value", "error"), [(math.nan, ValueError), ({1: 2}, TypeError), ({1, 2}, TypeError)]
+)
+def test_dumps_refuses_what_json_cannot_hold(value: object, error: type[Exception]) -> None:
+    with pytest.raises(error):
+        wire.dumps(value)
+
+
+def test_a_bigint_of_any_length_decodes_and_encodes() -> None:
+    digits = "-" + "7" * 5000
+    decoded = wire.decode({"$js": "bigint", "value": digits})
+    assert isinstance(decoded, JsBigInt) and decoded.digits == digits
+    assert wire.encode(decoded) == {"$js": "bigint", "value": digits}

@@ -177,6 +177,29 @@ def test_a_missing_changelog_entry_stops_the_release(repository: Path) -> None:
     _nothing_built(repository)
 
 
+def test_a_version_that_is_not_semantic_is_refused_first(repository: Path) -> None:
+    """Issue 23: the version is checked before anything else, as a usage error."""
+    done = _release(repository, "not-a-version")
+    assert done.returncode == 2
+    assert "'not-a-version' is not a semantic version" in done.stderr
+    _nothing_built(repository)
+
+
+def test_make_release_checks_before_it_builds_the_reports() -> None:
+    """`make release` runs the cheap checks (the version first) before the reports."""
+    done = subprocess.run(
+        ["make", "-n", "release", "VERSION=1.2.3"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    lines = done.stdout.splitlines()
+    check = next(i for i, line in enumerate(lines) if "doomloop_release 1.2.3 --check" in line)
+    run = next(i for i, line in enumerate(lines) if "conformance run" in line)
+    assert check < run
+
+
 def test_a_changed_vector_under_the_same_vector_set_version_stops_it(repository: Path) -> None:
     _with_changelog_entry(repository)
     _record_release(repository, "0.0.1")

@@ -464,7 +464,8 @@ def test_the_page_cannot_be_broken_by_the_log(tmp_path: Path) -> None:
 
 
 def test_an_output_file_that_cannot_be_written(tmp_path: Path) -> None:
-    target = tmp_path / "missing" / "page.html"
+    (tmp_path / "a-file").write_text("")
+    target = tmp_path / "a-file" / "page.html"  # a missing folder would be created
     log = by_name("healthy-run").path
     done = subprocess.run(
         [
@@ -480,4 +481,6 @@ def test_an_output_file_that_cannot_be_written(tmp_path: Path) -> None:
         text=True,
         timeout=120,
     )
-    assert done.returncode == 2 and f"{target}: No such file or directory" in done.stderr
+    assert (
+        done.returncode == 2 and f"{target}: a part of the path is not a directory" in done.stderr
+    )

@@ -63,7 +63,7 @@ def test_a_corpus_with_outcomes_and_bad_files(tmp_path: Path) -> None:
     )
     assert status == 2  # some input could not be used; the rest is reported
     assert f"{folder / 'cut.json'}:" in stderr and "not JSON" in stderr
-    assert f"{folder / 'binary.jsonl'}:0: the log is not UTF-8 text" in stderr
+    assert f"{folder / 'binary.jsonl'}:1: the log is not UTF-8 text" in stderr  # its line
     assert f"{tmp_path / 'outcomes.json'}:7: a label for run 'ghost'" in stderr
     found = objects(report)
     runs = {o["id"]: o for o in found if o["type"] == "run"}
@@ -127,11 +127,12 @@ def test_the_report_is_the_same_whichever_executor_ran_it(tmp_path: Path) -> Non
 def test_nothing_is_half_written(tmp_path: Path) -> None:
     folder = corpus(tmp_path)
     report = tmp_path / "fleet.jsonl"
+    (tmp_path / "no").write_text("")  # a missing folder would be created (issue 23)
     status, _, stderr = fleet(
         str(folder), "--json", str(report), "--html", str(tmp_path / "no" / "page.html")
     )
-    assert status == 2 and "No such file or directory" in stderr
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["runs"]
+    assert status == 2 and "a part of the path is not a directory" in stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["no", "runs"]
 
 
 def test_a_label_file_that_is_not_labels(tmp_path: Path) -> None:

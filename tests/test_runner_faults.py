@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import signal
 import subprocess
@@ -171,7 +172,9 @@ def test_restart_budget_ends_the_run(
     out = capsys.readouterr().out
     assert "run ended early" in out
     passed = footer["totals"]["passed"]
-    assert out.rstrip().splitlines()[-1] == f"{passed} passed, 3 failed, 0 skipped"
+    not_run = footer["totals"]["not-run"]
+    last = f"{passed} passed, 0 failed, 3 errored, 0 skipped, {not_run} not run"
+    assert out.rstrip().splitlines()[-1] == last
 
 
 def test_harness_that_does_not_start(
@@ -186,7 +189,8 @@ def test_harness_that_does_not_start(
 
 
 def test_killed_runner_leaves_no_stale_report(root: Path, tmp_path: Path) -> None:
-    """A runner killed mid-run (no chance to write) leaves no report, not the previous one."""
+    """A runner killed mid-run (no chance to write) leaves a report saying the run did
+    not finish, never the previous one."""
     report = tmp_path / "report.jsonl"
     report.write_text('{"type": "footer", "exitStatus": 0}\n')  # a previous all-green run
     pidfile = tmp_path / "pids"
@@ -197,7 +201,9 @@ def test_killed_runner_leaves_no_stale_report(root: Path, tmp_path: Path) -> Non
     for pid in _pids(pidfile)[:1]:
         with contextlib.suppress(ProcessLookupError):
             os.killpg(os.getpgid(pid), signal.SIGKILL)
-    assert not report.exists()
+    header, footer = (json.loads(line) for line in report.read_text().splitlines())
+    assert header["type"] == "header"
+    assert footer["status"] == "unfinished" and footer["exitStatus"] is None
     assert not list(tmp_path.glob(".report.jsonl.*"))
 
 

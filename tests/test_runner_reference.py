@@ -51,7 +51,7 @@ def test_reference_passes_the_fixtures(
     assert _last_lines(capsys, 2) == [
         "breakdown -- wrong answers: 0, errored: 0, unexpected passes: 0, expected failures: 0, "
         "not run: 0",
-        f"{total} passed, 0 failed, 0 skipped",
+        f"{total} passed, 0 failed, 0 errored, 0 skipped",
     ]
     header, footer = lines[0], lines[-1]
     assert header["type"] == "header" and header["protocol"] == 1
@@ -62,6 +62,8 @@ def test_reference_passes_the_fixtures(
     assert footer == {
         "type": "footer",
         "status": "complete",
+        "reason": None,
+        "notRun": 0,
         "totals": {
             "passed": total,
             "failed": 0,
@@ -84,19 +86,19 @@ def test_reference_passes_the_fixtures(
 def test_selection_by_file_family_and_glob(root: Path, capsys: pytest.CaptureFixture[str]) -> None:
     port = ["--port", support.REFERENCE]
     assert support.run([str(root / "curated/text.json"), *port])[0] == 0
-    assert _last_lines(capsys) == ["3 passed, 0 failed, 0 skipped"]
+    assert _last_lines(capsys) == ["3 passed, 0 failed, 0 errored, 0 skipped"]
     assert (
         support.run(
             ["--vectors", str(root), "--family", "escalation", "--family", "functions", *port]
         )[0]
         == 0
     )
-    assert _last_lines(capsys) == ["4 passed, 0 failed, 0 skipped"]
+    assert _last_lines(capsys) == ["4 passed, 0 failed, 0 errored, 0 skipped"]
     assert (
         support.run(["--vectors", str(root), "-k", "*/declared-*", "-k", "text/period*", *port])[0]
         == 0
     )
-    assert _last_lines(capsys) == ["3 passed, 0 failed, 0 skipped"]
+    assert _last_lines(capsys) == ["3 passed, 0 failed, 0 errored, 0 skipped"]
     assert support.run(["--vectors", str(root), "-k", "nothing/*", *port])[0] == 2
     assert "no vector matches" in capsys.readouterr().out
 
@@ -127,7 +129,7 @@ def test_missing_features_are_skipped_and_named(
         "skipped 4 vector(s) for missing features: bigint (1), lone-surrogates (1), "
         "loop-key-functions (1), negative-zero (1)" in out
     )
-    assert out.rstrip().endswith("passed, 0 failed, 4 skipped")
+    assert out.rstrip().endswith("passed, 0 failed, 0 errored, 4 skipped")
 
 
 def test_failure_report_names_step_path_and_transcript(
@@ -157,7 +159,7 @@ def test_failure_report_names_step_path_and_transcript(
     assert "FAILED text/period-tie" in out
     assert "step 0 (detectTextRepetition) differs at $.repeats" in out
     assert "expected: 8" in out and "actual:   2" in out
-    assert out.rstrip().splitlines()[-1] == "0 passed, 1 failed, 0 skipped"
+    assert out.rstrip().splitlines()[-1] == "0 passed, 1 failed, 0 errored, 0 skipped"
 
 
 @pytest.mark.parametrize(

@@ -25,7 +25,7 @@ from typing import Any
 import pytest
 from doomloop_kit.conformance import cli, outcomes
 from doomloop_kit.vectorset import files as vformat
-from doomloop_kit.vectorset import loading
+from doomloop_kit.vectorset import loading, resources
 from harnesses import support
 
 REPO = support.REPO
@@ -348,11 +348,11 @@ def test_family_and_tag_are_separate(root: Path, capsys: pytest.CaptureFixture[s
 
     _rewrite(root, "curated/text.json", fanout)
     assert _run(root, "--family", "fanout")[0] == 0
-    assert _out(capsys).rstrip().endswith("4 passed, 0 failed, 0 skipped")
+    assert _out(capsys).rstrip().endswith("4 passed, 0 failed, 0 errored, 0 skipped")
     assert _run(root, "--tag", "fanout")[0] == 0
-    assert _out(capsys).rstrip().endswith("5 passed, 0 failed, 0 skipped")
+    assert _out(capsys).rstrip().endswith("5 passed, 0 failed, 0 errored, 0 skipped")
     assert _run(root, "--family", "text", "--tag", "fanout")[0] == 0
-    assert _out(capsys).rstrip().endswith("1 passed, 0 failed, 0 skipped")
+    assert _out(capsys).rstrip().endswith("1 passed, 0 failed, 0 errored, 0 skipped")
     with pytest.raises(SystemExit):
         _run(root, "-t", "fanout")
 
@@ -463,8 +463,9 @@ def test_no_module_shadows_a_builtin_module() -> None:
 def test_the_shipped_set_is_parsed_not_schema_checked_on_a_cold_run(
     root: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    """Files of the set the kit ships, unchanged since release, need no schema check;
-    an edited one is checked (and the edit then fails its integrity check)."""
+    """Files of an installed set whose bytes are still those of the wheel's RECORD need no
+    schema check, and are not cached; an edited one is checked, however the manifest
+    was re-sealed, and so is a copy of the set elsewhere."""
     monkeypatch.setenv("DOOMLOOP_KIT_CACHE", str(tmp_path / "cache"))
     validated: list[object] = []
     real_validate = vformat.validate_vector_file_data
@@ -473,14 +474,25 @@ def test_the_shipped_set_is_parsed_not_schema_checked_on_a_cold_run(
         validated.append(path)
         real_validate(data, path)
 
+    record = {
+        entry["path"]: hashlib.sha256((root / entry["path"]).read_bytes()).hexdigest()
+        for entry in json.loads((root / "manifest.json").read_text())["files"]
+    }
+    monkeypatch.setattr(resources, "installed_vector_digests", lambda _: record)
     monkeypatch.setattr(vformat, "validate_vector_file_data", counting_validate)
     loading.open_vector_set(root, shipped=True)
     assert validated == []
-    path = root / "curated/text.json"
-    path.write_bytes(path.read_bytes().replace(b'"text/period-tie"', b'"text/period-tye"'))
-    with pytest.raises(loading.IntegrityError):
+    loading.open_vector_set(root)  # not the installed set: every file checked (none cached)
+    assert len(validated) == len(record)
+    validated.clear()
+
+    def renamed(data: dict[str, Any]) -> None:  # an edit the schema refuses, then re-sealed
+        data["vectors"][0]["id"] = "text/Not An Id"
+
+    _rewrite(root, "curated/text.json", renamed)
+    with pytest.raises(loading.VectorSetError, match=r"curated/text\.json"):
         loading.open_vector_set(root, shipped=True)
-    assert validated == [path]
+    assert validated == [root / "curated/text.json"]
 
 
 def test_an_input_error_replaces_the_previous_reports(

@@ -22,6 +22,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
+from . import writing
+
 CACHE_ENV: Final = "DOOMLOOP_KIT_CACHE"
 
 
@@ -70,10 +72,8 @@ def lookup(file_sha256: str, schema_sha256: str) -> FileIndex | None:
 
 
 def remember(file_sha256: str, schema_sha256: str, index: FileIndex) -> None:
-    """Record a file found valid (best effort: a cache that cannot be written is skipped)."""
-    path = _entry(file_sha256, schema_sha256)
+    """Record a file found valid (best effort: a cache that cannot be written is skipped).
+    Written by the kit's one writer (:mod:`.writing`): whole or not at all."""
     with contextlib.suppress(OSError):
-        path.parent.mkdir(parents=True, exist_ok=True)
-        temp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-        temp.write_text(json.dumps(index.to_json()), encoding="utf-8")
-        os.replace(temp, path)
+        data = json.dumps(index.to_json()).encode("utf-8")
+        writing.write_file(_entry(file_sha256, schema_sha256), data)

@@ -18,14 +18,11 @@ Public API (stable; the runner and the tests import it):
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import hashlib
 import json
 import math
-import os
 import re
-import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -34,7 +31,7 @@ from typing import Any, Final
 from doomloop_kit.reference import utf16, wire
 from doomloop_kit.reference.jsvalues import UNDEFINED, is_number, to_double
 
-from . import oracle, resources
+from . import oracle, resources, writing
 
 FORMAT_VERSION: Final = 1
 """The format version this module reads and writes (spec/vectors.md#versioning)."""
@@ -321,9 +318,14 @@ def parse_json_bytes(path: Path, raw: bytes) -> Any:
     except _DuplicateMember as error:
         raise VectorFormatError(path, "$", f"duplicate member name {error.args[0]!r}") from error
     except json.JSONDecodeError as error:
-        raise VectorFormatError(
-            path, "$", f"not JSON: {error.msg} at line {error.lineno} column {error.colno}"
-        ) from error
+        where = f"line {error.lineno} column {error.colno}"
+        raise VectorFormatError(path, "$", f"not JSON: {json_problem(error)} at {where}") from error
+
+
+def json_problem(error: json.JSONDecodeError) -> str:
+    """What the JSON parser found wrong, without the words its messages end with
+    when they expect a position after them ("Unterminated string starting at")."""
+    return error.msg.removesuffix(" at").removesuffix(" starting")
 
 
 def _schema_check(path: Path, data: Any, definition: str | None) -> None:
@@ -404,45 +406,10 @@ def dumps(obj: Any) -> bytes:
     return (text + "\n").encode("utf-8")
 
 
-def _temp_beside(path: Path, data: bytes) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(name)
-        raise
-    return Path(name)
-
-
 def write_json_atomic(path: Path | str, obj: Any) -> None:
-    """Write ``obj`` (see :func:`dumps`) to ``path`` via a temp file + ``os.replace``."""
-    write_bytes_atomic({Path(path): dumps(obj)})
-
-
-def write_bytes_atomic(files: Mapping[Path, bytes]) -> None:
-    """Write several files: every temp file first, then one ``os.replace`` each.
-
-    If writing a temp file fails nothing is replaced; if a replace fails the
-    files not yet replaced keep their old contents and the leftover temp
-    files are removed. The caller orders ``files`` (the manifest goes last).
-    """
-    temps: list[tuple[Path, Path]] = []
-    try:
-        for path, data in files.items():
-            temps.append((_temp_beside(Path(path), data), Path(path)))
-        while temps:
-            temp, target = temps[0]
-            os.replace(temp, target)
-            temps.pop(0)
-    finally:
-        for temp, _ in temps:
-            with contextlib.suppress(OSError):
-                os.unlink(temp)
+    """Write ``obj`` (see :func:`dumps`) to ``path``, replaced atomically once whole
+    (:func:`~.writing.write_file`)."""
+    writing.write_file(path, dumps(obj))
 
 
 # -- comparison -----------------------------------------------------------------

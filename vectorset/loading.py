@@ -5,7 +5,11 @@ file the manifest lists) or an explicit list of vector files, and checks:
 
 * the manifest's format version is the one this code reads (always fatal);
 * each file is valid against the schema -- once per content hash
-  (:mod:`.cache`) -- and follows the rules a schema cannot say;
+  (:mod:`.cache`), whatever the manifest says -- and follows the rules a
+  schema cannot say. The only files not checked are those of the set a wheel
+  installed whose bytes are still the ones its ``RECORD`` lists
+  (:func:`~.resources.installed_vector_digests`): validated before release,
+  and never entered in the cache, which holds validated files only;
 * integrity (spec/vectors.md#manifest): each file's sha256, kind, family and
   vector count are the manifest's, the total is the sum, no file is empty
   and no id appears twice across files.
@@ -28,7 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
-from . import cache, files
+from . import cache, files, resources
 from .files import (
     FORMAT_VERSION,
     MANIFEST_NAME,
@@ -170,9 +174,10 @@ def _read(path: Path) -> bytes:
 def _source(label: str, path: Path, vouched: str | None = None) -> SourceFile:
     """Read one file and make sure it is valid (from the cache when it was seen before).
 
-    ``vouched`` is the sha256 under which the kit ships this file: the shipped set
-    was schema-checked before its release (its test suite validates every file),
-    so bytes with that digest need only be parsed.
+    ``vouched`` is the sha256 the installed wheel's ``RECORD`` gives this file:
+    bytes with that digest are the released ones, schema-checked before the
+    release, so they need only be parsed -- and they are not entered in the
+    cache, so a copy of them elsewhere is checked like any other file.
     """
     raw = _read(path)
     digest = hashlib.sha256(raw).hexdigest()
@@ -191,7 +196,8 @@ def _source(label: str, path: Path, vouched: str | None = None) -> SourceFile:
             tuple(vector["id"] for vector in data["vectors"]),
             frozenset(tag for vector in data["vectors"] for tag in vector["tags"]),
         )
-        cache.remember(digest, schema, index)
+        if digest != vouched:
+            cache.remember(digest, schema, index)
     return SourceFile(label, path, raw, digest, index)
 
 
@@ -211,6 +217,11 @@ def _duplicates(files: Sequence[SourceFile]) -> list[str]:
 
 def _read_manifest(root: Path) -> tuple[dict[str, Any], bytes]:
     path = root / MANIFEST_NAME
+    try:
+        path.stat()
+    except OSError as error:  # a loop of links, say, is not a missing manifest
+        if not isinstance(error, FileNotFoundError | NotADirectoryError):
+            raise VectorSetError(f"{path}: cannot read: {error.strerror or error}") from error
     if not path.is_file():
         raise VectorSetError(
             f"{root} is not a vector set: it has no {MANIFEST_NAME} "
@@ -243,12 +254,14 @@ def _read_manifest(root: Path) -> tuple[dict[str, Any], bytes]:
 def open_vector_set(root: Path, *, verify: bool = True, shipped: bool = False) -> VectorSet:
     """The vector set under ``root`` (with its manifest), verified unless ``verify`` is False.
 
-    ``shipped``: ``root`` is the set the kit ships, whose files matching their
-    manifest digests were validated before release.
+    ``shipped``: ``root`` is the set the kit ships; in a wheel install, its files
+    still matching the wheel's record need no schema check (never the
+    manifest's digests: a manifest can be re-sealed after an edit).
     """
     manifest, manifest_raw = _read_manifest(root)
+    vouched = resources.installed_vector_digests(root) if shipped else {}
     files = tuple(
-        _source(entry["path"], root / entry["path"], entry["sha256"] if shipped else None)
+        _source(entry["path"], root / entry["path"], vouched.get(entry["path"]))
         for entry in manifest["files"]
     )
     problems: list[str] = []

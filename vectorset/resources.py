@@ -2,19 +2,28 @@
 
 The wheel and the sdist carry the committed vector set (``doomloop_kit.vectors``:
 the manifest and every vector file) and the spec with its JSON Schemas
-(``doomloop_kit.spec``: spec/). They are located through
+(``doomloop_kit.spec``: spec/) and the expected-failures profiles of known
+implementations (``conformance/profiles/``, named ``profile:NAME`` on the
+command line). They are located through
 ``importlib`` -- in a wheel under site-packages, in an editable install in the
 checkout -- never by climbing folders from a source file.
 """
 
 from __future__ import annotations
 
+import base64
+import functools
 import importlib.util
+from importlib import metadata
 from pathlib import Path
 from typing import Final
 
+DISTRIBUTION: Final = "doomloop-kit"
 VECTORS_PACKAGE: Final = "doomloop_kit.vectors"
 SPEC_PACKAGE: Final = "doomloop_kit.spec"
+CONFORMANCE_PACKAGE: Final = "doomloop_kit.conformance"
+PROFILES_FOLDER: Final = "profiles"
+PROFILE_PREFIX: Final = "profile:"
 
 
 class MissingResource(LookupError):
@@ -22,12 +31,12 @@ class MissingResource(LookupError):
 
 
 def data_dir(package: str, marker: str) -> Path:
-    """The folder of a data package, identified by a file it must hold."""
+    """The folder of a data package, identified by a file (or folder) it must hold."""
     spec = importlib.util.find_spec(package)
     locations = [] if spec is None else list(spec.submodule_search_locations or [])
     for location in locations:
         folder = Path(location)
-        if (folder / marker).is_file():
+        if (folder / marker).exists():
             return folder
     raise MissingResource(
         f"the installed doomloop-kit lacks {package} ({marker}); reinstall it, "
@@ -56,3 +65,65 @@ def spec_version() -> str:
         if line.startswith("Version:"):
             return line.removeprefix("Version:").strip().strip("*")
     raise MissingResource("the specification's README.md states no version")
+
+
+def installed_vector_digests(root: Path) -> dict[str, str]:
+    """The sha256 (hex) of each file of the vector set at ``root`` as the installed
+    distribution's ``RECORD`` lists it, by path relative to ``root``.
+
+    Empty unless ``root`` is the set a wheel installed: a checkout (an editable
+    install lists none of its data files) or any other folder has no record.
+    The record is written when the wheel is built, from the files the
+    release's tests validated; a file still matching it is that file.
+    """
+    try:
+        resolved = root.resolve()
+    except OSError:
+        return {}
+    return dict(_record(str(resolved)))
+
+
+@functools.cache
+def _record(root: str) -> tuple[tuple[str, str], ...]:
+    try:
+        distribution = metadata.distribution(DISTRIBUTION)
+    except metadata.PackageNotFoundError:
+        return ()
+    prefix = ("doomloop_kit", "vectors")
+    found = []
+    for entry in distribution.files or []:
+        if entry.parts[:2] != prefix or entry.hash is None or entry.hash.mode != "sha256":
+            continue
+        try:
+            located = Path(str(entry.locate())).resolve()
+        except OSError:
+            continue
+        if located.is_relative_to(root):
+            value = entry.hash.value
+            digest = base64.urlsafe_b64decode(value + "=" * (-len(value) % 4)).hex()
+            found.append((located.relative_to(root).as_posix(), digest))
+    return tuple(found)
+
+
+def profiles_dir() -> Path:
+    """The expected-failures profiles the kit ships (conformance/profiles/ of the source tree)."""
+    return data_dir(CONFORMANCE_PACKAGE, PROFILES_FOLDER) / PROFILES_FOLDER
+
+
+def profile_names() -> list[str]:
+    """The names of the shipped profiles (``sdk-0.9.0`` for ``profiles/sdk-0.9.0.txt``)."""
+    try:
+        folder = profiles_dir()
+    except MissingResource:
+        return []
+    return sorted(path.stem for path in folder.glob("*.txt"))
+
+
+def profile_path(name: str) -> Path:
+    """The file of the shipped profile ``name``; :class:`MissingResource` naming those there are."""
+    if name and "/" not in name and name not in (".", ".."):
+        path = profiles_dir() / f"{name}.txt"
+        if path.is_file():
+            return path
+    known = ", ".join(profile_names()) or "none"
+    raise MissingResource(f"the kit ships no profile {name!r} (shipped profiles: {known})")

@@ -30,14 +30,6 @@ def _version() -> str:
         return "0+unknown"
 
 
-class _BadRequest(Exception):
-    pass
-
-
-def _no_constants(name: str) -> object:
-    raise _BadRequest(f"{name} is not JSON (non-finite numbers travel as tagged values)")
-
-
 class Harness:
     """The protocol state: the open sessions, each one reference monitor."""
 
@@ -93,10 +85,11 @@ class Harness:
 
 
 def _parse(line: bytes) -> tuple[object, Mapping[str, Any] | None, dict[str, Any] | None]:
-    """(id, request, error): the request, or the error to answer instead."""
+    """(id, request, error): the request, or the error to answer instead (PROT-44: a
+    line that is not UTF-8 is not JSON; numbers are read as JS reads them)."""
     try:
-        request = json.loads(line.decode("utf-8"), parse_constant=_no_constants)
-    except (UnicodeDecodeError, ValueError, _BadRequest, RecursionError) as error:
+        request = wire.loads(line.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError) as error:
         return None, None, {"code": "bad-request", "message": f"not a JSON line: {error}"}
     if not isinstance(request, dict):
         return None, None, {"code": "bad-request", "message": "a request is a JSON object"}
@@ -122,7 +115,7 @@ def respond(harness: Harness, line: bytes) -> str:
     if error is not None:
         response = {"id": ident, "error": error}
     try:
-        return json.dumps(response, allow_nan=False, separators=(",", ":"))
+        return wire.dumps(response)  # numbers as JS writes them (PROT-44)
     except (TypeError, ValueError, RecursionError) as failure:
         message = f"unencodable result: {type(failure).__name__}: {failure}"
         return json.dumps({"id": ident, "error": {"code": "internal", "message": message}})
@@ -131,7 +124,7 @@ def respond(harness: Harness, line: bytes) -> str:
 def serve(stdin: BinaryIO, stdout: TextIO) -> int:
     harness = Harness()
     for line in stdin:
-        if line.strip():
+        if line.strip(wire.JSON_WHITESPACE):  # a blank line gets no answer (PROT-44)
             stdout.write(respond(harness, line) + "\n")
             stdout.flush()
     return 0

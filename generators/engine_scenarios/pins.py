@@ -3,18 +3,15 @@
 The engine mutation jobs (the reference's, ``tests/mutation/run.py --package
 engine``, and the Go port's, ``go run . -package engine`` in
 ``tests/mutation/gomutate``) judge each mutant by the engine vectors alone; a
-mutant no vector kills is a behaviour no vector pins. Each entry here pins
-one such behaviour with one fact, its expected value worked out by hand from
-the statement it cites (the brief's section is ``rule``), in the format of
-:mod:`.brief`. P-01..P-27 come from the reference's job, P-28 on from the Go
-port's (issue 26).
+mutant no vector kills is a behaviour no vector pins. Each entry here pins one
+such behaviour with one fact, its expected value worked out by hand from the
+statement it cites (the brief's section is ``rule``), in the format of
+:mod:`.brief`. P-47 on come from the Go port's job (issue 26).
 """
 
 from __future__ import annotations
 
 import json
-
-from doomloop_kit.reference import fingerprint_tool_call
 
 from .brief import DONE, ESCALATE_AT_2, FRONTIER, SAME, STUCK_20, WEB_SEARCH, server_turns
 from .build import Json, JsonObject, call, fresh, repeated_calls, scenario, text, turn
@@ -24,16 +21,36 @@ OVERRIDE_OBSERVE: JsonObject = {"returns": {"overrideAction": "observe"}}
 (observe 2, block 3) then apply observe, observe, observe (ENG-93)."""
 
 
-def _skipped_handler_first(name: str, title: str, skipped: JsonObject) -> JsonObject:
+def _skipped_handler_first(
+    name: str, title: str, skipped: JsonObject, spec: tuple[str, ...] = ("ENG-91", "ENG-93")
+) -> JsonObject:
     """A handler that is skipped, then one that overrides: the later one still wins (ENG-93)."""
     return {
         **scenario(
             name,
             title,
-            ["ENG-91", "ENG-93"],
+            spec,
             [{"kind": "applied", "equals": ["observe", "observe", "observe"]}],
             tools=[WEB_SEARCH],
             hooks=[skipped, OVERRIDE_OBSERVE],
+            doomLoop=True,
+            runs=[fresh([*repeated_calls("web_search", SAME, 4), DONE])],
+        ),
+        "rule": "5.1, 5.3.1",
+    }
+
+
+def _steer_when_action(name: str, title: str, action: str, applied: list[str]) -> JsonObject:
+    """A handler overriding to steer only the verdicts whose ``action`` is ``action``,
+    over the default ladder's 4 identical calls (observe 2, block 3, block 4)."""
+    return {
+        **scenario(
+            name,
+            title,
+            ["ENG-91", "ENG-93"],
+            [{"kind": "applied", "equals": applied}],
+            tools=[WEB_SEARCH],
+            hooks=[{"when": {"action": action}, "returns": {"overrideAction": "steer"}}],
             doomLoop=True,
             runs=[fresh([*repeated_calls("web_search", SAME, 4), DONE])],
         ),
@@ -131,12 +148,71 @@ def _server_item(kind: str) -> JsonObject:
     return {"type": kind, "id": "si_1", "content": [{"type": "output_text", "text": STUCK_20}]}
 
 
+def _project_on_arrays(
+    name: str, title: str, fields: JsonObject, arguments: list[str], facts: JsonObject
+) -> JsonObject:
+    """A ``project`` loop key over arguments that are arrays, one call a round: the
+    function reads ``args[name]`` as JS does (ENG-154, §15.1.4 "as the equivalent JS
+    functions would"), so the detections show which rounds got the same key material."""
+    return {
+        **scenario(
+            name,
+            title,
+            ["ENG-39", "ENG-154"],
+            [facts],
+            tools=[{"name": "read", "loopKey": {"function": "project", "fields": fields}}],
+            doomLoop=True,
+            runs=[
+                fresh(
+                    [turn(call("read", raw, f"c{i}")) for i, raw in enumerate(arguments)] + [DONE]
+                )
+            ],
+        ),
+        "rule": "10.10",
+    }
+
+
+def _read_detections(*pairs: tuple[str, int]) -> JsonObject:
+    return {"kind": "detections", "equals": [list(pair) for pair in pairs]}
+
+
+def _well_formed_item(name: str, title: str, item: JsonObject, fact: JsonObject) -> JsonObject:
+    """ENG-23 checks the text of a message's ``output_text`` parts only: a response whose
+    one item holds a non-string text elsewhere is well formed, and the run answers it."""
+    return {
+        **scenario(name, title, ["ENG-23"], [fact], doomLoop=True, runs=[fresh([turn(item)])]),
+        "rule": "8",
+    }
+
+
+def _message_parts(*parts: Json) -> JsonObject:
+    return {"type": "message", "role": "assistant", "content": list(parts)}
+
+
+def _choice_on_dispatch_1(name: str, title: str, choice: Json, sent: Json) -> JsonObject:
+    """The caller's ``choice`` on dispatch 0 is answered with a call; dispatch 1 shows
+    whether it was forced (relaxed there) or not (sent unchanged) (ENG-145)."""
+    return {
+        **scenario(
+            name,
+            title,
+            ["ENG-145"],
+            [{"kind": "request", "dispatch": 1, "at": "/toolChoice", "equals": sent}],
+            tools=[{"name": "read"}],
+            doomLoop=True,
+            request={"toolChoice": choice},
+            runs=[fresh([*_reads(1), DONE])],
+        ),
+        "rule": "10.6",
+    }
+
+
 def _search(i: int, action: Json) -> JsonObject:
     """A ``web_search_call`` server item (ENG-56)."""
     return {"type": "web_search_call", "id": f"ws_{i}", "status": "completed", "action": action}
 
 
-def _nested(depth: int) -> Json:
+def _nested_array(depth: int) -> Json:
     """A value ``depth`` arrays deep: past the canonical form's depth limit, no fingerprint."""
     value: Json = "x"
     for _ in range(depth):
@@ -152,231 +228,6 @@ def _ghost_round(i: int) -> JsonObject:
         call("read", {"p": 1}, f"c{i}a"),
         call("read", {"p": 2}, f"c{i}b"),
     )
-
-
-def _array_key_rounds(first: list[Json], second: list[Json]) -> list[JsonObject]:
-    """Two rounds of one ``read`` call whose arguments are arrays (ENG-154)."""
-    return [
-        turn(call("read", json.dumps(first), "c1")),
-        turn(call("read", json.dumps(second), "c2")),
-    ]
-
-
-ARRAY_FIELDS: JsonObject = {
-    "function": "project",
-    "fields": {"0": [], "01": [], "2": [], "-1": [], "length": []},
-}
-"""A ``project`` loop key on array arguments, as a JS function reads them: ``args[name]`` finds
-the canonical index names and ``length``; ``01``, ``-1`` and an index past the end are
-undefined, so they leave the projected object (ENG-154, §15.1.4)."""
-
-GO_PINS: list[JsonObject] = [
-    {
-        **scenario(
-            "P-28",
-            "An approval pause whose auto-run batch is empty keeps the unsent results "
-            "stored before",
-            ["ENG-155"],
-            [{"kind": "state", "run": 1, "at": "/unsentToolResults/0/callId", "equals": "c1"}],
-            tools=[{"name": "read"}, {"name": "risky", "kind": "approval"}],
-            doomLoop=True,
-            runs=[
-                fresh([turn(call("read", {}, "c1"), call("risky", {}, "c2"))]),
-                fresh([turn(call("risky", {"again": True}, "c3"))], user="again"),
-            ],
-        ),
-        "rule": "7.7",
-    },
-    {
-        **scenario(
-            "P-29",
-            "An unknown call before the calls of a round leaves them declared: the round's "
-            "two read calls repeat as a fan-out of two",
-            ["ENG-35", "ENG-36"],
-            [{"kind": "detection", "everyMessageContains": "the same set of 2 parallel calls"}],
-            tools=[{"name": "read"}],
-            doomLoop=True,
-            runs=[fresh([_ghost_round(1), _ghost_round(2), DONE])],
-        ),
-        "rule": "2.2.2",
-    },
-    {
-        **scenario(
-            "P-30",
-            "A server item after a message item is recorded: its repetition is detected",
-            ["ENG-56"],
-            [{"kind": "detection", "detector": "server-tool-fingerprint", "count": 1}],
-            tools=[{"name": "note"}],
-            doomLoop=True,
-            runs=[
-                fresh(
-                    [
-                        turn(text("first"), _search(1, SAME), call("note", {"n": 1}, "c1")),
-                        turn(text("second"), _search(2, SAME), call("note", {"n": 2}, "c2")),
-                        DONE,
-                    ]
-                )
-            ],
-        ),
-        "rule": "2.5.1",
-    },
-    {
-        **scenario(
-            "P-31",
-            "The final text is the first message's text, after a server item",
-            ["ENG-157"],
-            [{"kind": "end", "at": "/finalText", "equals": "done"}],
-            doomLoop=True,
-            runs=[fresh([turn(_search(1, SAME), text("done"))])],
-        ),
-        "rule": "4.2",
-    },
-    {
-        **scenario(
-            "P-32",
-            "The final text is the first message that has output text: a message without "
-            "any is passed over",
-            ["ENG-157"],
-            [{"kind": "end", "at": "/finalText", "equals": "done"}],
-            doomLoop=True,
-            runs=[
-                fresh([turn({"type": "message", "role": "assistant", "content": []}, text("done"))])
-            ],
-        ),
-        "rule": "4.2",
-    },
-    {
-        **scenario(
-            "P-33",
-            "A project loop key on array arguments reads index names and length as JS "
-            "does: [a, b] twice is one identity, {0: a, length: 2}",
-            ["ENG-154", "ENG-39"],
-            [
-                {
-                    "kind": "detection",
-                    "index": 0,
-                    "has": {
-                        "action": "observe",
-                        "fingerprint": fingerprint_tool_call("read", {"0": "a", "length": 2}),
-                    },
-                }
-            ],
-            tools=[{"name": "read", "loopKey": ARRAY_FIELDS}],
-            doomLoop=True,
-            runs=[fresh([*_array_key_rounds(["a", "b"], ["a", "b"]), DONE])],
-        ),
-        "rule": "10.10",
-    },
-    {
-        **scenario(
-            "P-34",
-            "A project loop key on array arguments tells [a, b] from [c, b] by index 0: "
-            "they do not repeat",
-            ["ENG-154", "ENG-39"],
-            [{"kind": "detection", "count": 0}],
-            tools=[{"name": "read", "loopKey": ARRAY_FIELDS}],
-            doomLoop=True,
-            runs=[fresh([*_array_key_rounds(["a", "b"], ["c", "b"]), DONE])],
-        ),
-        "rule": "10.10",
-    },
-    {
-        **scenario(
-            "P-35",
-            "A project loop key on array arguments tells [a] from [a, b] by length: they "
-            "do not repeat",
-            ["ENG-154", "ENG-39"],
-            [{"kind": "detection", "count": 0}],
-            tools=[{"name": "read", "loopKey": ARRAY_FIELDS}],
-            doomLoop=True,
-            runs=[fresh([*_array_key_rounds(["a"], ["a", "b"]), DONE])],
-        ),
-        "rule": "10.10",
-    },
-    {
-        **scenario(
-            "P-36",
-            "An empty field list falls back with its warning whatever the arguments, a "
-            "number included",
-            ["ENG-154", "ENG-168"],
-            [
-                {
-                    "kind": "warning",
-                    "contains": ['[DoomLoop] tool "read": loopKey is an empty field list'],
-                }
-            ],
-            tools=[{"name": "read", "loopKey": []}],
-            doomLoop=True,
-            runs=[fresh([turn(call("read", "5", "c1")), DONE])],
-        ),
-        "rule": "10.10",
-    },
-    {
-        **scenario(
-            "P-37",
-            "The caller's model is the model of every dispatch",
-            ["ENG-156"],
-            [{"kind": "dispatches", "models": ["house-model", "house-model"]}],
-            tools=[{"name": "read"}],
-            doomLoop=True,
-            request={"model": "house-model"},
-            runs=[fresh([turn(call("read", {}, "c1")), DONE])],
-        ),
-        "rule": "1.1",
-    },
-    {
-        **scenario(
-            "P-38",
-            "Without declared tools a response with calls ends the run: no pause for client tools",
-            ["ENG-161"],
-            [{"kind": "end", "at": "/status", "equals": "complete"}],
-            doomLoop=True,
-            runs=[fresh([turn(call("read", {}, "c1"))])],
-        ),
-        "rule": "7.2",
-    },
-    {
-        **scenario(
-            "P-39",
-            "A tool choice that is an array is forced (JS typeof is object): answered by a "
-            "call, it is relaxed to auto",
-            ["ENG-145"],
-            [{"kind": "request", "dispatch": 1, "at": "/toolChoice", "equals": "auto"}],
-            tools=[{"name": "read"}],
-            doomLoop=True,
-            request={"toolChoice": ["read"]},
-            runs=[fresh([turn(call("read", {}, "c1")), DONE])],
-        ),
-        "rule": "10.6",
-    },
-    _skipped_handler_first(
-        "P-40",
-        "A handler that fails is ignored: the next handler's override still applies",
-        {"fails": "handler broke"},
-    ),
-    {
-        **scenario(
-            "P-41",
-            "A server item whose identity has no fingerprint (nested past the canonical "
-            "form's limit) is not recorded: its repetition is never detected",
-            ["ENG-50", "ENG-58"],
-            [{"kind": "detection", "detector": "server-tool-fingerprint", "count": 0}],
-            tools=[{"name": "note"}],
-            doomLoop=True,
-            runs=[
-                fresh(
-                    [
-                        turn(_search(1, _nested(70)), call("note", {"n": 1}, "c1")),
-                        turn(_search(2, _nested(70)), call("note", {"n": 2}, "c2")),
-                        DONE,
-                    ]
-                )
-            ],
-        ),
-        "rule": "2.3.5",
-    },
-]
-"""The pins the Go port's engine mutation job asked for (issue 26)."""
 
 
 PINS: list[JsonObject] = [
@@ -440,19 +291,12 @@ PINS: list[JsonObject] = [
         ),
         "rule": "5.1",
     },
-    {
-        **scenario(
-            "P-04",
-            "A handler whose payload condition does not hold is not run",
-            ["ENG-91", "ENG-93"],
-            [{"kind": "applied", "equals": ["observe", "steer", "steer"]}],
-            tools=[WEB_SEARCH],
-            hooks=[{"when": {"action": "block"}, "returns": {"overrideAction": "steer"}}],
-            doomLoop=True,
-            runs=[fresh([*repeated_calls("web_search", SAME, 4), DONE])],
-        ),
-        "rule": "5.1, 5.3.1",
-    },
+    _steer_when_action(
+        "P-04",
+        "A handler whose payload condition does not hold is not run",
+        "block",
+        ["observe", "steer", "steer"],
+    ),
     {
         **scenario(
             "P-05",
@@ -658,5 +502,376 @@ PINS: list[JsonObject] = [
         ),
         "rule": "7.5",
     },
-    *GO_PINS,
+    {
+        **scenario(
+            "P-28",
+            "toolInput copies a member whose name sorts before __proto__ (Path)",
+            ["ENG-153"],
+            [{"kind": "detection", "index": 0, "has": {"toolInput": {"Path": "a"}}}],
+            tools=[{"name": "read"}],
+            doomLoop=True,
+            runs=[fresh([*repeated_calls("read", {"Path": "a"}, 2), DONE])],
+        ),
+        "rule": "5.1",
+    },
+    _skipped_handler_first(
+        "P-29",
+        "A handler that fails is ignored; a later handler still runs",
+        {"fails": "the handler broke"},
+        ("ENG-93", "ENG-97"),
+    ),
+    _steer_when_action(
+        "P-30",
+        "A handler whose condition names a value sorting after the payload's is not run",
+        "observe",
+        ["steer", "block", "block"],
+    ),
+    {
+        **scenario(
+            "P-31",
+            "A call whose identity cannot be resolved is left out of the declaration; "
+            "the calls after it are still declared as one round set",
+            ["ENG-35", "ENG-40"],
+            [{"kind": "detection", "everyMessageContains": "same set of 2 parallel calls"}],
+            tools=[
+                {"name": "flaky", "loopKey": {"function": "resolution-fails", "message": "no"}},
+                {"name": "read"},
+            ],
+            doomLoop=True,
+            runs=[
+                fresh(
+                    [
+                        turn(
+                            call("flaky", {}, f"f{i}"),
+                            call("read", {"p": "a"}, f"a{i}"),
+                            call("read", {"p": "b"}, f"b{i}"),
+                        )
+                        for i in range(2)
+                    ]
+                    + [DONE]
+                )
+            ],
+        ),
+        "rule": "2.2.5",
+    },
+    {
+        **scenario(
+            "P-32",
+            "A server item with no identity is skipped; a later server item of the response "
+            "is still recorded",
+            ["ENG-57", "ENG-58"],
+            [
+                {
+                    "kind": "detections",
+                    "detector": "server-tool-fingerprint",
+                    "equals": [["observe", 2]],
+                }
+            ],
+            tools=[{"name": "note"}],
+            doomLoop=True,
+            runs=[
+                fresh(
+                    [
+                        turn(
+                            {"type": "web_search_call", "id": f"bare_{i}", "status": "completed"},
+                            {
+                                "type": "web_search_call",
+                                "id": f"ws_{i}",
+                                "status": "completed",
+                                "action": {"type": "search", "query": "same"},
+                            },
+                            call("note", {"n": i}, f"c{i}"),
+                        )
+                        for i in range(2)
+                    ]
+                    + [DONE]
+                )
+            ],
+        ),
+        "rule": "2.5.2",
+    },
+    _project_on_arrays(
+        "P-33",
+        "A project loop key reads an array's length: three arrays of length 1, then one "
+        "of length 2",
+        {"length": []},
+        ["[1]", "[2]", "[3]", "[4,5]"],
+        _read_detections(("observe", 2), ("block", 3)),
+    ),
+    _project_on_arrays(
+        "P-34",
+        "A project loop key reads an array element by its index name 0: three arrays "
+        "starting with 1, then one starting with 2",
+        {"0": []},
+        ["[1]", "[1,2]", "[1,3]", "[2]"],
+        _read_detections(("observe", 2), ("block", 3)),
+    ),
+    _project_on_arrays(
+        "P-35",
+        "A project loop key over names an array does not have (00, 01, zz) reads "
+        "undefined: two different arrays give the same key",
+        {"00": [], "01": [], "zz": []},
+        ["[1,2]", "[3,4,5]"],
+        _read_detections(("observe", 2)),
+    ),
+    _project_on_arrays(
+        "P-36",
+        "A project loop key over index names at or past the array's length (1, 2) "
+        "reads undefined: two different one-element arrays give the same key",
+        {"1": [], "2": []},
+        ["[5]", "[6]"],
+        _read_detections(("observe", 2)),
+    ),
+    {
+        **scenario(
+            "P-37",
+            "A tool body returning null is answered with the output null",
+            ["ENG-105", "ENG-151"],
+            [{"kind": "request", "dispatch": 1, "at": "/input/-1/output", "equals": "null"}],
+            tools=[{"name": "lookup", "result": None}],
+            doomLoop=True,
+            runs=[fresh([turn(call("lookup", {}, "c1")), DONE])],
+        ),
+        "rule": "3.4",
+    },
+    {
+        **scenario(
+            "P-38",
+            "A run that fails for an approval without a state accessor still reports its "
+            "resolved configuration (default block rung 3)",
+            ["ENG-143", "CFG-12"],
+            [{"kind": "config", "at": "/ladder/block", "equals": 3}],
+            tools=[{"name": "risky", "kind": "approval"}],
+            doomLoop=True,
+            stateAccessor=False,
+            runs=[fresh([turn(call("risky", {}, "r1"))])],
+        ),
+        "rule": "10.11",
+    },
+    {
+        **scenario(
+            "P-39",
+            "allowFinalResponse 1 is neither true nor a string: the final dispatch ends with "
+            "the round's output, no directive (decision: JS === true)",
+            ["ENG-147"],
+            [
+                {
+                    "kind": "request",
+                    "dispatch": 2,
+                    "at": "/input/-1/type",
+                    "equals": "function_call_output",
+                }
+            ],
+            tools=[{"name": "read"}],
+            doomLoop=True,
+            request={"stopWhenSteps": 1, "allowFinalResponse": 1},
+            runs=[fresh([*_reads(2), DONE])],
+        ),
+        "rule": "10.5",
+    },
+    {
+        **scenario(
+            "P-40",
+            "A fresh turn on a conversation awaiting approval keeps its pending calls: only "
+            "a client-tools pause is cleared by the first response",
+            ["ENG-159", "ENG-161"],
+            [{"kind": "state", "run": 1, "at": "/pendingToolCalls/0/callId", "equals": "r1"}],
+            tools=[{"name": "risky", "kind": "approval"}],
+            doomLoop=True,
+            runs=[fresh([turn(call("risky", {}, "r1"))]), fresh([DONE], "never mind")],
+        ),
+        "rule": "10.3",
+    },
+    _choice_on_dispatch_1(
+        "P-41",
+        "An allowed_tools choice without a mode is not forced: dispatch 1 carries it "
+        "unchanged (decision: JS mode === 'required')",
+        {"type": "allowed_tools", "tools": [{"type": "function", "name": "read"}]},
+        {"type": "allowed_tools", "tools": [{"type": "function", "name": "read"}]},
+    ),
+    _choice_on_dispatch_1(
+        "P-42",
+        "An object choice without a type is forced: consumed by dispatch 0's call, "
+        "dispatch 1 carries auto (decision: JS typeof object)",
+        {"name": "read"},
+        "auto",
+    ),
+    _well_formed_item(
+        "P-43",
+        "A message part sorting before output_text (input_text) may hold a text that is "
+        "not a string",
+        _message_parts({"type": "input_text", "text": 0}),
+        {"kind": "end", "at": "/finalText", "equals": ""},
+    ),
+    _well_formed_item(
+        "P-44",
+        "A message part sorting after output_text (refusal) may hold a text that is not a string",
+        _message_parts({"type": "refusal", "text": 0}),
+        {"kind": "end", "at": "/finalText", "equals": ""},
+    ),
+    _well_formed_item(
+        "P-45",
+        "A server item sorting before message (code_interpreter_call) may hold an "
+        "output_text part whose text is not a string",
+        {
+            "type": "code_interpreter_call",
+            "id": "ci_1",
+            "content": [{"type": "output_text", "text": 0}],
+        },
+        {"kind": "end", "at": "/reason", "equals": "complete"},
+    ),
+    _well_formed_item(
+        "P-46",
+        "A server item sorting after message (web_search_call) may hold an output_text "
+        "part whose text is not a string",
+        {
+            "type": "web_search_call",
+            "id": "ws_1",
+            "content": [{"type": "output_text", "text": 0}],
+        },
+        {"kind": "end", "at": "/reason", "equals": "complete"},
+    ),
+    # -- found by the Go port's engine mutation job (issue 26) --
+    {
+        **scenario(
+            "P-47",
+            "An approval pause whose auto-run batch is empty keeps the unsent results "
+            "stored before",
+            ["ENG-155"],
+            [{"kind": "state", "run": 1, "at": "/unsentToolResults/0/callId", "equals": "c1"}],
+            tools=[{"name": "read"}, {"name": "risky", "kind": "approval"}],
+            doomLoop=True,
+            runs=[
+                fresh([turn(call("read", {}, "c1"), call("risky", {}, "c2"))]),
+                fresh([turn(call("risky", {"again": True}, "c3"))], user="again"),
+            ],
+        ),
+        "rule": "7.7",
+    },
+    {
+        **scenario(
+            "P-48",
+            "An unknown call before the calls of a round leaves them declared: the round's "
+            "two read calls repeat as a fan-out of two",
+            ["ENG-35", "ENG-36"],
+            [{"kind": "detection", "everyMessageContains": "the same set of 2 parallel calls"}],
+            tools=[{"name": "read"}],
+            doomLoop=True,
+            runs=[fresh([_ghost_round(1), _ghost_round(2), DONE])],
+        ),
+        "rule": "2.2.2",
+    },
+    {
+        **scenario(
+            "P-49",
+            "A server item after a message item is recorded: its repetition is detected",
+            ["ENG-56"],
+            [{"kind": "detection", "detector": "server-tool-fingerprint", "count": 1}],
+            tools=[{"name": "note"}],
+            doomLoop=True,
+            runs=[
+                fresh(
+                    [
+                        turn(text("first"), _search(1, SAME), call("note", {"n": 1}, "c1")),
+                        turn(text("second"), _search(2, SAME), call("note", {"n": 2}, "c2")),
+                        DONE,
+                    ]
+                )
+            ],
+        ),
+        "rule": "2.5.1",
+    },
+    {
+        **scenario(
+            "P-50",
+            "The final text is the first message's text, after a server item",
+            ["ENG-157"],
+            [{"kind": "end", "at": "/finalText", "equals": "done"}],
+            doomLoop=True,
+            runs=[fresh([turn(_search(1, SAME), text("done"))])],
+        ),
+        "rule": "4.2",
+    },
+    {
+        **scenario(
+            "P-51",
+            "The final text is the first message that has output text: a message without "
+            "any is passed over",
+            ["ENG-157"],
+            [{"kind": "end", "at": "/finalText", "equals": "done"}],
+            doomLoop=True,
+            runs=[fresh([turn(_message_parts(), text("done"))])],
+        ),
+        "rule": "4.2",
+    },
+    {
+        **scenario(
+            "P-52",
+            "An empty field list falls back with its warning whatever the arguments, a "
+            "number included",
+            ["ENG-154", "ENG-168"],
+            [
+                {
+                    "kind": "warning",
+                    "contains": ['[DoomLoop] tool "read": loopKey is an empty field list'],
+                }
+            ],
+            tools=[{"name": "read", "loopKey": []}],
+            doomLoop=True,
+            runs=[fresh([turn(call("read", "5", "c1")), DONE])],
+        ),
+        "rule": "10.10",
+    },
+    {
+        **scenario(
+            "P-53",
+            "The caller's model is the model of every dispatch",
+            ["ENG-156"],
+            [{"kind": "dispatches", "models": ["house-model", "house-model"]}],
+            tools=[{"name": "read"}],
+            doomLoop=True,
+            request={"model": "house-model"},
+            runs=[fresh([*_reads(1), DONE])],
+        ),
+        "rule": "1.1",
+    },
+    {
+        **scenario(
+            "P-54",
+            "Without declared tools a response with calls ends the run: no pause for client tools",
+            ["ENG-161"],
+            [{"kind": "end", "at": "/status", "equals": "complete"}],
+            doomLoop=True,
+            runs=[fresh([*_reads(1)])],
+        ),
+        "rule": "7.2",
+    },
+    _choice_on_dispatch_1(
+        "P-55",
+        "A tool choice that is an array is forced (JS typeof object): consumed by "
+        "dispatch 0's call, dispatch 1 carries auto",
+        ["read"],
+        "auto",
+    ),
+    {
+        **scenario(
+            "P-56",
+            "A server item whose identity has no fingerprint (nested past the canonical "
+            "form's limit) is not recorded: its repetition is never detected",
+            ["ENG-50", "ENG-58"],
+            [{"kind": "detection", "detector": "server-tool-fingerprint", "count": 0}],
+            tools=[{"name": "note"}],
+            doomLoop=True,
+            runs=[
+                fresh(
+                    [
+                        turn(_search(1, _nested_array(70)), call("note", {"n": 1}, "c1")),
+                        turn(_search(2, _nested_array(70)), call("note", {"n": 2}, "c2")),
+                        DONE,
+                    ]
+                )
+            ],
+        ),
+        "rule": "2.3.5",
+    },
 ]

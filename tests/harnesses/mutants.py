@@ -225,8 +225,8 @@ def bigint_canonicalized() -> None:
     _edit(
         canonical,
         "_visit",
-        'raise CanonicalizationError(CanonicalizationErrorKind.BIGINT, f"{value.value}n")',
-        "return str(value.value)",
+        'raise CanonicalizationError(CanonicalizationErrorKind.BIGINT, f"{value.digits}n")',
+        "return value.digits",
     )
 
 

@@ -221,6 +221,8 @@ def first_engine_mismatch(prepared: EnginePrepared) -> str | None:
         if same:
             continue
         if "result" in expect and "result" in actual:
+            if actual.get("order") != expect.get("order"):  # the reference writes the order too
+                return f"{vector_id}: $.expect.order differs (ENG-139)"
             differences = compare_transcripts(
                 expect["result"], actual["result"], expect.get("order")
             )

@@ -1,12 +1,16 @@
 """``python -m doomloop_release VERSION``: check a release, then build it into dist/VERSION/.
 
-The checks come first and are cheap (:mod:`.declared`, :mod:`.changelog`,
+The version is checked first (a semantic version, or exit 2 at once); the
+other checks come next and are cheap (:mod:`.declared`, :mod:`.changelog`,
 :mod:`.ledger`); any problem stops the release before anything is built, with
-a message naming the offending file, version or id. The artefacts are then built
-in a scratch folder under ``.artifacts/`` (:mod:`.artefacts`) and moved to
-``dist/VERSION/`` in one rename once all of them exist; the release record is
+a message naming the offending file, version or id. ``--check`` stops there
+(``make release`` runs it before it spends time on the conformance reports).
+The artefacts are then built in a scratch folder under ``.artifacts/``
+(:mod:`.artefacts`) and moved to ``dist/VERSION/`` in one rename once all of
+them exist; the release record is
 written last to ``releases/VERSION.json``, to be committed with the release.
-Exit status: 0 released, 1 a check or a build failed, 2 usage error.
+Exit status: 0 released (or, with ``--check``, could be), 1 a check or a build
+failed, 2 usage error (a version that is not x.y.z).
 """
 
 from __future__ import annotations
@@ -126,7 +130,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--reports", type=Path, help="conformance reports for the site's matrix (JSON lines)"
     )
+    parser.add_argument(
+        "--check", action="store_true", help="only check that the release could be made"
+    )
     args = parser.parse_args(argv)
+    if not declared.is_semantic_version(args.version):
+        _say(f"{args.version!r} is not a semantic version (x.y.z, e.g. 1.0.0); nothing was done")
+        return 2
     root = args.root.resolve()
     try:
         now, problems = check(root, args.version)
@@ -138,6 +148,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if problems:
         _say(f"stopped: {len(problems)} problem(s); nothing was built")
         return 1
+    if args.check:
+        _say(f"release {args.version} can be made (checks only; nothing was built)")
+        return 0
     final = build(root, args.version, now, args.reports)
     if final is None:
         _say("stopped: a build failed; nothing was written to dist/")

@@ -30,6 +30,10 @@ def declared(root: Path) -> dict[str, str]:
 _SEMVER = re.compile(r"\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?")
 
 
+def is_semantic_version(version: str) -> bool:
+    return _SEMVER.fullmatch(version) is not None
+
+
 def problems(root: Path, version: str) -> list[str]:
     found = [
         f"{path} declares version {declared_version}, not {version}"

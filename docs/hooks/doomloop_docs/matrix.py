@@ -75,13 +75,17 @@ def read_report(path: Path) -> Run:
             run.problems.append(f"line {number} is not an object")
             continue
         kind = item.get("type")
+        where = f"line {number}"
         if kind == "header":
-            harness = item.get("harness") or {}
-            run.implementation = dict(harness.get("implementation") or {})
-            run.declared = sorted(str(f) for f in harness.get("features") or [])
+            harness = _object(item.get("harness"), f"{where}: harness", run.problems)
+            implementation = harness.get("implementation")
+            run.implementation = _object(implementation, f"{where}: implementation", run.problems)
+            features = harness.get("features")
+            run.declared = sorted(str(f) for f in features) if isinstance(features, list) else []
             run.protocol = harness.get("protocol", item.get("protocol"))
-            vector_set = item.get("vectorSet") or {}
-            run.manifest_sha256 = vector_set.get("sha256")
+            vector_set = _object(item.get("vectorSet"), f"{where}: vectorSet", run.problems)
+            sha256 = vector_set.get("sha256")
+            run.manifest_sha256 = sha256 if isinstance(sha256, str) else None
         elif kind == "vector":
             run.vectors.append(item)
         elif kind == "footer":
@@ -89,6 +93,27 @@ def read_report(path: Path) -> Run:
     if run.footer is None:
         run.problems.append("no footer: the run did not finish (truncated report)")
     return run
+
+
+def _object(value: Any, what: str, problems: list[str]) -> dict[str, Any]:
+    """A member that should be an object (absent or null: empty); anything else is a
+    problem of the report, shown on the page, never a crash of the build."""
+    if isinstance(value, dict):
+        return value
+    if value is not None:
+        problems.append(f"{what} is not an object")
+    return {}
+
+
+def run_state(footer: dict[str, Any] | None) -> str:
+    """How the run ended, as the matrix shows it: only a complete run is plain."""
+    if footer is None:
+        return "**truncated**"
+    status = str(footer.get("status", "?"))
+    if status == "complete":
+        return "complete"
+    reason = footer.get("reason") or footer.get("aborted") or footer.get("stopped")
+    return f"**{md_cell(status)}**" + (f": {md_cell(str(reason))}" if reason else "")
 
 
 def load_runs(reports_dir: Path) -> list[Run]:
@@ -221,11 +246,7 @@ def page(runs: list[Run], catalog: Catalog, reports_hint: str, manifest: Path | 
     for run in runs:
         statuses = Counter(str(v.get("status")) for v in run.vectors)
         bad = sum(statuses[s] for s in BAD)
-        state = "complete"
-        if run.footer is None:
-            state = "**truncated**"
-        elif run.footer.get("aborted"):
-            state = f"**ended early**: {md_cell(str(run.footer['aborted']))}"
+        state = run_state(run.footer)
         if current_sha and run.manifest_sha256 and run.manifest_sha256 != current_sha:
             state += " (**stale**: another vector set)"
         if run.problems and run.footer is not None:

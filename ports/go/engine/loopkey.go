@@ -118,7 +118,7 @@ func jsMember(args any, name string) any {
 		if name == "length" {
 			return float64(len(x))
 		}
-		if i, err := strconv.Atoi(name); err == nil && i >= 0 && i < len(x) && strconv.Itoa(i) == name {
+		if i, err := strconv.ParseUint(name, 10, 64); err == nil && i < uint64(len(x)) && strconv.FormatUint(i, 10) == name {
 			return x[i] // a canonical index name
 		}
 	}

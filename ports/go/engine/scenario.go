@@ -343,6 +343,11 @@ func readRequest(v any) (Request, error) {
 	model := "cheap-model"
 	r := Request{Model: f.str("model", &model), ToolChoice: clone(f.member("toolChoice")),
 		AllowFinalResponse: clone(f.member("allowFinalResponse"))}
+	if !jsvalue.IsUndefined(r.ToolChoice) { // ENG-172, ENG-173: not null, and it has a canonical form
+		if _, err := doomloop.Canonicalize(jsvalue.Plain(r.ToolChoice)); r.ToolChoice == nil || err != nil {
+			f.fail("toolChoice: null, or no canonical JSON form, is not a tool choice")
+		}
+	}
 	if jsvalue.IsUndefined(r.AllowFinalResponse) {
 		r.AllowFinalResponse = true
 	}

@@ -16,7 +16,7 @@ type toolChoice struct {
 	choice any     // jsvalue.Undefined: the caller gives none
 	from   float64 // the first dispatch the caller's choice applies to
 	forced bool
-	key    *string // the consumption key of a forced choice that can be written
+	key    string  // a forced choice's consumption key: its canonical JSON
 	stored *string // the key the state holds, as loaded or last set
 }
 
@@ -30,10 +30,8 @@ func newToolChoice(choice any, from float64, stored *string) *toolChoice {
 	case []any:
 		t.forced = true
 	}
-	if t.forced {
-		if key, err := doomloop.Canonicalize(jsvalue.Plain(choice)); err == nil {
-			t.key = &key
-		}
+	if t.forced { // a well-formed scenario's choice has a canonical form (ENG-173)
+		t.key, _ = doomloop.Canonicalize(jsvalue.Plain(choice))
 	}
 	return t
 }
@@ -41,7 +39,7 @@ func newToolChoice(choice any, from float64, stored *string) *toolChoice {
 // consumed: the stored key matches only when spelled exactly as this
 // choice's key.
 func (t *toolChoice) consumed() bool {
-	return t.key != nil && t.stored != nil && *t.stored == *t.key
+	return t.stored != nil && *t.stored == t.key
 }
 
 // offer is the caller's choice for a dispatch (jsvalue.Undefined: none).
@@ -77,7 +75,7 @@ func (t *toolChoice) answered(dispatch int, onWire, hasCall bool) {
 	if !t.forced || float64(dispatch) < t.from {
 		t.stored = nil
 	} else if onWire && hasCall {
-		t.stored = t.key
+		t.stored = &t.key
 	}
 }
 

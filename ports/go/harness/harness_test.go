@@ -104,6 +104,26 @@ func TestFlagsAndCodes(t *testing.T) {
 	}
 }
 
+// TestHostileLines pins PROT-44: a line that is not UTF-8 is not JSON
+// (never read with U+FFFD), and only JSON whitespace makes a blank line.
+func TestHostileLines(t *testing.T) {
+	r := answers(t, bare{},
+		`{"id":1,"op":"canonicalize","value":"a`+"\xff"+`"}`,
+		`{"id":2,"op":"canonicalize","value":"`+"\xed\xa0\x80"+`"}`,
+		" \t\r",
+		"\u00a0",
+		"\u2028",
+		`{"id":3,"op":"canonicalize","value":1}`)
+	if len(r) != 5 {
+		t.Fatalf("%d answers, want 5 (the blank line gets none): %v", len(r), r)
+	}
+	for i, resp := range r[:4] {
+		if resp["id"] != nil || codeOf(resp) != CodeBadRequest {
+			t.Errorf("line %d: %v, want id null and bad-request", i+1, resp)
+		}
+	}
+}
+
 // TestExternalModule builds, outside the checkout, a module that imports
 // this package through a replace directive, as a port author's module
 // would, and checks that its binary passes the handshake.

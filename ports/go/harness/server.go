@@ -11,6 +11,7 @@ import (
 	"runtime/debug"
 	"slices"
 	"strconv"
+	"unicode/utf8"
 
 	"doomloop.invalid/harness/jsvalue"
 )
@@ -34,6 +35,10 @@ func Serve(port Port) int {
 	return Run(port, os.Stdin, os.Stdout, os.Stderr)
 }
 
+// jsonWhitespace is what a blank line holds (RFC 8259 whitespace): it gets
+// no answer (PROT-44). Other Unicode spaces make a line that is not JSON.
+const jsonWhitespace = " \t\r\n"
+
 // Run is Serve over the given streams. Every non-blank input line gets
 // exactly one response line, in order, flushed at once; bad input never
 // stops it. The port's logs (WarnFunc) go to stderr, one line each.
@@ -44,7 +49,7 @@ func Run(port Port, stdin io.Reader, stdout, stderr io.Writer) int {
 	server.Log = stderr
 	for {
 		line, readErr := in.ReadBytes('\n')
-		if len(bytes.TrimSpace(line)) > 0 {
+		if len(bytes.Trim(line, jsonWhitespace)) > 0 {
 			out.Write(server.HandleLine(bytes.TrimRight(line, "\r\n")))
 			out.WriteByte('\n')
 			if err := out.Flush(); err != nil {
@@ -105,6 +110,9 @@ func (s *Server) HandleLine(line []byte) []byte {
 				}
 			}
 		}()
+		if !utf8.Valid(line) { // not UTF-8, so not JSON: never read with U+FFFD (PROT-44)
+			return nil, badRequest("not JSON: the line is not UTF-8")
+		}
 		parsed, err := jsvalue.ParseJSON(line)
 		if err != nil {
 			return nil, badRequest("%v", err)

@@ -11,10 +11,12 @@
  * The module is driven through the public API of `@openrouter/agent` 0.9.0's
  * doom-loop module only (`REQUIRED_EXPORTS`). `serve` answers every
  * non-blank request line of standard input with one line on standard output,
- * in order, and returns when standard input ends.
+ * in order, and returns when standard input ends. Lines are split on line
+ * feeds as bytes (PROT-02); a blank line holds JSON whitespace only, and a line
+ * that is not UTF-8 is not JSON: `bad-request` (PROT-44), as in every harness.
  */
 
-import { createInterface } from 'node:readline';
+import { isUtf8 } from 'node:buffer';
 import type { Readable, Writable } from 'node:stream';
 
 import { asDoomLoopModule, Dispatcher, type Implementation, type Json, type Response } from './protocol.js';
@@ -61,6 +63,28 @@ function responseLine(response: Response): string {
   }
 }
 
+/** The lines of `input` (without their line feed), split as bytes, never decoded here. */
+async function* byteLines(input: Readable): AsyncGenerator<Buffer> {
+  let pending: Buffer[] = [];
+  for await (const chunk of input) {
+    const bytes = typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : (chunk as Buffer);
+    let start = 0;
+    for (let end = bytes.indexOf(0x0a, start); end !== -1; end = bytes.indexOf(0x0a, start)) {
+      pending.push(bytes.subarray(start, end));
+      yield Buffer.concat(pending);
+      pending = [];
+      start = end + 1;
+    }
+    if (start < bytes.length) pending.push(bytes.subarray(start));
+  }
+  if (pending.length > 0) yield Buffer.concat(pending);
+}
+
+/** A line of JSON whitespace only (space, tab, carriage return) gets no answer (PROT-44). */
+function isBlank(line: Buffer): boolean {
+  return line.every((byte) => byte === 0x20 || byte === 0x09 || byte === 0x0d);
+}
+
 async function writeLine(output: Writable, line: string): Promise<void> {
   if (!output.write(line)) await new Promise<void>((done) => output.once('drain', done));
 }
@@ -90,12 +114,15 @@ export async function serve(module: object, options: ServeOptions = {}): Promise
   console.info = toLog;
   console.debug = toLog;
   try {
-    const lines = createInterface({ input: options.input ?? process.stdin, crlfDelay: Infinity, terminal: false });
-    for await (const line of lines) {
-      if (line.trim() === '') continue;
+    for await (const bytes of byteLines(options.input ?? process.stdin)) {
+      if (isBlank(bytes)) continue;
+      if (!isUtf8(bytes)) {
+        await writeLine(output, responseLine({ id: null as Json, error: { code: 'bad-request', message: 'not JSON: the line is not UTF-8' } }));
+        continue;
+      }
       let request: unknown;
       try {
-        request = JSON.parse(line) as unknown;
+        request = JSON.parse(bytes.toString('utf8')) as unknown;
       } catch (error) {
         const message = error instanceof Error ? error.message : String(error);
         await writeLine(output, responseLine({ id: null as Json, error: { code: 'bad-request', message: `not JSON: ${message}` } }));

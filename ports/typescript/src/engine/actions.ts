@@ -7,12 +7,18 @@ import type { Monitor, Verdict } from './monitor-api.js';
 import { SteerQueue } from './steer.js';
 import { escalationNotice } from './texts.js';
 
-/** The `DoomLoopDetected` payload: the verdict, the call's input when it is an object, message last (ENG-89, ENG-90). */
+/**
+ * The `DoomLoopDetected` payload: the verdict, the call's input when it is an
+ * object, message last (ENG-89, ENG-153). The input is copied member by member
+ * as JS assigns them, so a top-level `__proto__` member is left out.
+ */
 function detectedPayload(verdict: Verdict, toolInput: unknown): JsonObject {
   const payload: JsonObject = clone({ ...verdict }) as JsonObject;
   if (!isObject(toolInput)) return payload;
+  const copied = clone(toolInput);
+  delete copied.__proto__;
   const { message, ...rest } = payload;
-  return { ...rest, toolInput: clone(toolInput), message };
+  return { ...rest, toolInput: copied, message };
 }
 
 /** The run's steer queue, escalation latch and armed stop verdict. */

@@ -1,6 +1,6 @@
 /**
  * The conversation state the engine saves through the caller's accessor
- * (ENG-122). Engine-internal and mutable; {@link Conversation.toJson} is the
+ * (ENG-159). Engine-internal and mutable; {@link Conversation.toJson} is the
  * persisted form. Members this engine does not know are kept as loaded.
  */
 

@@ -26,24 +26,33 @@ export const PROCEED: Decision = { action: 'proceed' };
 /** Block and stop both refuse the call at a client checkpoint (ENG-79, ENG-83). */
 export const blocks = (decision: Decision): boolean => decision.action === 'block' || decision.action === 'stop';
 
-/** Marks a call id shared by two calls of a round: its identity is not cached (ENG-42). */
+/** Marks a call id shared by two calls of a round: its identity is not cached (ENG-152). */
 const DUPLICATE_ID = Symbol('duplicate call id');
 
 function describe(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-/** The response's output text: its `output_text` parts, in order, joined (ENG-110). */
+/** The texts of a message's `output_text` parts, in order. */
+function outputTexts(item: JsonObject): string[] {
+  const content = item.type === 'message' ? item.content : undefined;
+  if (!Array.isArray(content)) return [];
+  return content
+    .filter((part): part is JsonObject => isObject(part) && part.type === 'output_text')
+    .map((part) => (part.text === undefined ? '' : String(part.text)));
+}
+
+/**
+ * The response's text: the `output_text` parts of its first message that has
+ * any, joined; `''` when none has (ENG-157: a scripted response
+ * carries no `outputText` of its own).
+ */
 export function responseText(output: readonly JsonObject[]): string {
-  let text = '';
   for (const item of output) {
-    const content = item.type === 'message' ? item.content : undefined;
-    if (!Array.isArray(content)) continue;
-    for (const part of content) {
-      if (isObject(part) && part.type === 'output_text') text += part.text === undefined ? '' : String(part.text);
-    }
+    const texts = outputTexts(item);
+    if (texts.length > 0) return texts.join('');
   }
-  return text;
+  return '';
 }
 
 /** Every member but the excluded ones; `__proto__` is data (ENG-57). */
@@ -70,14 +79,18 @@ export class Detection {
     private readonly warnings: string[],
   ) {}
 
-  /** Open a round, clear its tables, declare its calls (ENG-32, ENG-33, ENG-35 … ENG-43). */
+  /**
+   * Open a round, clear its tables, declare its calls (ENG-32, ENG-33, ENG-35 … ENG-43).
+   * Only calls whose identity resolved take part in the duplicate-id step
+   * (ENG-152): a malformed, manual, unknown or unresolvable call sharing
+   * an id with a resolved call leaves that call's cache entry in place.
+   */
   async openRound(batch: readonly Call[]): Promise<void> {
     this.round += 1;
     this.decisions.clear();
     this.cache.clear();
-    const idCounts = new Map<string, number>();
-    for (const call of batch) idCounts.set(call.callId, (idCounts.get(call.callId) ?? 0) + 1);
     const declared: { toolName: string; keyMaterial: unknown }[] = [];
+    const resolved: [Call, Identity][] = [];
     for (const call of batch) {
       const tool = toolNamed(this.scenario, call.name);
       if (tool === undefined || !isExecutable(tool)) continue; // ENG-36
@@ -85,9 +98,9 @@ export class Detection {
         declared.push({ toolName: call.name, keyMaterial: call.arguments.raw }); // ENG-37
         continue;
       }
-      let resolved: Identity;
+      let identity: Identity;
       try {
-        resolved = this.identity.resolve(call);
+        identity = this.identity.resolve(call);
       } catch (error) {
         if (!(error instanceof ResolutionError)) throw error;
         this.warnings.push(
@@ -96,10 +109,15 @@ export class Detection {
         ); // ENG-40
         continue;
       }
-      this.cache.set(call.callId, (idCounts.get(call.callId) ?? 0) > 1 ? DUPLICATE_ID : resolved); // ENG-41, ENG-42
-      if (resolved.resolution.kind !== 'exempt') {
-        declared.push({ toolName: call.name, keyMaterial: resolved.resolution.keyMaterial }); // ENG-39
+      resolved.push([call, identity]);
+      if (identity.resolution.kind !== 'exempt') {
+        declared.push({ toolName: call.name, keyMaterial: identity.resolution.keyMaterial }); // ENG-39
       }
+    }
+    const idCounts = new Map<string, number>();
+    for (const [call] of resolved) idCounts.set(call.callId, (idCounts.get(call.callId) ?? 0) + 1);
+    for (const [call, identity] of resolved) {
+      this.cache.set(call.callId, (idCounts.get(call.callId) ?? 0) > 1 ? DUPLICATE_ID : identity); // ENG-41, ENG-152
     }
     await capturingWarnings(this.warnings, () => this.monitor.declareRound(this.round, declared)); // ENG-43
   }

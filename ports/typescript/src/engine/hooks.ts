@@ -1,4 +1,4 @@
-/** Hook emission and `DoomLoopDetected` handler outcomes (ENG-89 … ENG-97, ENG-99, ENG-100). */
+/** Hook emission and `DoomLoopDetected` handler outcomes (ENG-89 … ENG-97, ENG-99, ENG-140). */
 
 import { clone, hasOwn, isObject, jsonEqual, type Json, type JsonObject } from './json.js';
 import { RUNGS } from './monitor-api.js';

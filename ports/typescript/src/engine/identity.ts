@@ -1,9 +1,9 @@
 /**
- * A call's arguments and loop identity (ENG-37 … ENG-42, ENG-49, EOQ-04).
+ * A call's arguments and loop identity (ENG-37 … ENG-41, ENG-49, ENG-137, ENG-152, ENG-154).
  *
- * Arguments are parsed with `JSON.parse`; a raw string that does not parse
- * makes the call *malformed*. The identity of a parsed call is its `loopKey`
- * resolution, made by the monitor module's resolver.
+ * Arguments are trimmed and parsed with `JSON.parse`; a raw string that does
+ * not parse, or parses to a string, makes the call *malformed*. The identity
+ * of a parsed call is its `loopKey` resolution, made by the monitor module's resolver.
  */
 
 import { isObject, type JsonObject } from './json.js';
@@ -14,19 +14,29 @@ import type { ToolSpec } from './scenario.js';
 /** Resolving a call's identity failed; the engine guards both call sites (ENG-40, ENG-46). */
 export class ResolutionError extends Error {}
 
-/** Arguments that did not parse as JSON: the raw string is the identity (ENG-37). */
+/**
+ * Malformed arguments: `raw` is the identity and the text quoted back to the
+ * model, the raw text when it did not parse, the parsed string when it parsed
+ * to one (ENG-37, ENG-137).
+ */
 export class Malformed {
   constructor(readonly raw: string) {}
 }
 
-/** The parsed arguments, or {@link Malformed}; empty or blank text parses as `{}` (ENG-37, ENG-38). */
+/**
+ * The parsed arguments, or {@link Malformed} (ENG-37, ENG-38, ENG-137): the
+ * text is trimmed with `String.prototype.trim` first, and empty text parses as `{}`.
+ */
 export function parseArguments(raw: string): unknown {
-  if (raw.trim() === '') return {};
+  const text = raw.trim();
+  if (text === '') return {};
+  let parsed: unknown;
   try {
-    return JSON.parse(raw) as unknown;
+    parsed = JSON.parse(text) as unknown;
   } catch {
     return new Malformed(raw);
   }
+  return typeof parsed === 'string' ? new Malformed(parsed) : parsed;
 }
 
 /** One `function_call` item with its arguments parsed. */
@@ -72,10 +82,10 @@ export class IdentityResolver {
     const loopKey = this.loopKeys.get(call.name);
     if (loopKey instanceof ResolutionFault) throw new ResolutionError(loopKey.message);
     const args = call.arguments === null ? {} : call.arguments; // ENG-39
-    if (!isObject(args)) {
-      // EOQ-04: no loopKey keys on the value itself; a field list cannot look into it.
-      if (loopKey === undefined) return { resolution: { kind: 'key', keyMaterial: args }, args };
-      if (Array.isArray(loopKey)) throw new ResolutionError('cannot look up loopKey fields in a non-object value');
+    // ENG-154: a field list tests its names with JS `in`, which finds an
+    // array's index names and `length` and throws on a number or a boolean.
+    if (Array.isArray(loopKey) && loopKey.length > 0 && !isObject(args) && !Array.isArray(args)) {
+      throw new ResolutionError("cannot use 'in' to look up loopKey fields in a primitive");
     }
     return { resolution: this.mod.resolveLoopKeyMaterial(loopKey, args as JsonObject), args };
   }

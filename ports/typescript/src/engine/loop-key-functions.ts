@@ -29,11 +29,19 @@ function knownTransform(step: unknown): step is string {
   return typeof step === 'string' && hasOwn(TRANSFORMS, step);
 }
 
+/**
+ * `args[name]` as a JSON value's own member: an object's member, an array's
+ * element or `length` (ENG-154); undefined on anything else.
+ */
+function member(args: unknown, name: string): unknown {
+  if (!isObject(args) && !Array.isArray(args)) return undefined;
+  return hasOwn(args, name) ? (args as JsonObject)[name] : undefined;
+}
+
 function project(fields: Readonly<Record<string, string[]>>, args: unknown): JsonObject {
-  const members = isObject(args) ? args : {};
   const result: JsonObject = {};
   for (const [name, transforms] of Object.entries(fields)) {
-    let value: unknown = hasOwn(members, name) ? members[name] : undefined;
+    let value: unknown = member(args, name);
     for (const transform of transforms) {
       if (typeof value !== 'string') throw new TypeError(`cannot ${transform} field ${JSON.stringify(name)}`);
       value = TRANSFORMS[transform]!(value);

@@ -6,7 +6,10 @@
 
 import type * as DoomLoop from '../doom-loop.js';
 
-export type MonitorModule = Pick<typeof DoomLoop, 'resolveDoomLoopOption' | 'resolveLoopKeyMaterial' | 'DoomLoopMonitor'>;
+export type MonitorModule = Pick<
+  typeof DoomLoop,
+  'resolveDoomLoopOption' | 'resolveLoopKeyMaterial' | 'canonicalizeKeyMaterial' | 'DoomLoopMonitor'
+>;
 export type Monitor = InstanceType<MonitorModule['DoomLoopMonitor']>;
 export type ResolvedConfig = DoomLoop.ResolvedDoomLoopConfig;
 export type Verdict = DoomLoop.DoomLoopVerdict;

@@ -5,9 +5,10 @@
  */
 
 import { blocks, type Detection, PROCEED } from './detection.js';
+import { OutsideDomain } from './errors.js';
 import type { Hooks } from './hooks.js';
 import { type Call, Malformed } from './identity.js';
-import { clone, type Json, type JsonObject } from './json.js';
+import { clone, isObject, type Json, type JsonObject } from './json.js';
 import { isExecutable, type Scenario, type ToolSpec, toolNamed } from './scenario.js';
 import { blockFallback, malformedArguments, NOT_EXECUTABLE } from './texts.js';
 import type { Execution } from './transcript.js';
@@ -65,7 +66,21 @@ export function unsentOutputItem(result: JsonObject): JsonObject {
   return functionCallOutput(String(result.callId), JSON.stringify(value));
 }
 
-/** Runs batches for one run; bodies and hooks are recorded in order. */
+/**
+ * The calls of a round whose call id no answered outcome of the round has
+ * (ENG-150: by id, so a call sharing its id with an answered call counts as answered).
+ */
+export function withoutOutput(calls: readonly Call[], outcomes: readonly Outcome[]): Call[] {
+  const answered = new Set(outcomes.filter((outcome) => outcome.answered).map((outcome) => outcome.call.callId));
+  return calls.filter((call) => !answered.has(call.callId));
+}
+
+/**
+ * Runs batches for one run; bodies and hooks are recorded in order. The calls
+ * of a normal or approval-pause batch run concurrently in the SDK (ENG-138):
+ * one after another is one of the orders that allows, and transcripts are
+ * compared by the partial order (ENG-139).
+ */
 export class RoundRunner {
   constructor(
     private readonly scenario: Scenario,
@@ -85,7 +100,7 @@ export class RoundRunner {
   private async one(call: Call, kind: BatchKind): Promise<Outcome> {
     const tool = toolNamed(this.scenario, call.name);
     if (tool === undefined || !isExecutable(tool)) {
-      return kind === 'approved' ? Outcome.failed(call, NOT_EXECUTABLE) : Outcome.unanswered(call); // ENG-127, ENG-44
+      return kind === 'approved' ? Outcome.failed(call, NOT_EXECUTABLE) : Outcome.unanswered(call); // ENG-163, ENG-44
     }
     if (call.arguments instanceof Malformed) {
       await this.detection?.checkMalformed(call, call.arguments.raw); // ENG-45
@@ -93,14 +108,25 @@ export class RoundRunner {
     }
     const decision = this.detection === undefined ? PROCEED : await this.detection.checkCall(call);
     if (blocks(decision)) return Outcome.failed(call, decision.message || blockFallback(call.name)); // ENG-78, ENG-83
-    if (tool.kind === 'hitl' && kind === 'normal') return Outcome.unanswered(call, true); // ENG-135
-    return this.execute(call, tool);
+    return this.execute(call, tool, kind);
   }
 
-  /** `PreToolUse`, the body, `PostToolUse` or `PostToolUseFailure` (ENG-100, ENG-21). */
-  private execute(call: Call, tool: ToolSpec): Outcome {
+  /**
+   * `PreToolUse`, then the HITL pause or the body and its `PostToolUse` or
+   * `PostToolUseFailure` (ENG-140, ENG-165, ENG-21). Arguments that are not an
+   * object (nor null) fail the hook payload schema: no tool hook, the body still runs (ENG-140).
+   */
+  private execute(call: Call, tool: ToolSpec, kind: BatchKind): Outcome {
     const payload = { toolName: call.name, callId: call.callId };
-    this.hooks.emit('PreToolUse', payload);
+    const hooked = call.arguments === null || isObject(call.arguments);
+    if (hooked) this.hooks.emit('PreToolUse', payload);
+    if (tool.kind === 'hitl') {
+      if (kind === 'normal') return Outcome.unanswered(call, true); // ENG-165: the handler pauses
+      if (tool.result === null) {
+        // ENG-151: the SDK reads the null result as "pause again"
+        throw new OutsideDomain(`approved call ${JSON.stringify(call.callId)} of a hitl tool whose body returns null`);
+      }
+    }
     this.executions.push({
       callId: call.callId,
       name: call.name,
@@ -108,10 +134,10 @@ export class RoundRunner {
       round: this.detection?.round ?? 0,
     });
     if (tool.fails !== undefined) {
-      this.hooks.emit('PostToolUseFailure', { ...payload, error: tool.fails });
+      if (hooked) this.hooks.emit('PostToolUseFailure', { ...payload, error: tool.fails });
       return Outcome.failed(call, tool.fails);
     }
-    this.hooks.emit('PostToolUse', payload);
+    if (hooked) this.hooks.emit('PostToolUse', payload);
     return new Outcome(call, tool.result);
   }
 }

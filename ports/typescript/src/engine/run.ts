@@ -1,7 +1,7 @@
 /**
- * One run of the tool loop: the order of its steps (spec §15.6, ENG-124 … ENG-135).
- * A {@link Run} is built for one invocation (a fresh turn or a decision
- * resume) over the state left by the previous run, and executed once.
+ * One run of the tool loop: the order of its steps (spec §15.6, ENG-141 … ENG-150,
+ * ENG-160 … ENG-167). A {@link Run} is built for one invocation (a fresh turn
+ * or a decision resume) over the state left by the previous run, and executed once.
  */
 
 import { Actions } from './actions.js';
@@ -15,24 +15,18 @@ import {
   IN_PROGRESS,
 } from './conversation.js';
 import { Detection, responseText } from './detection.js';
+import { OutsideDomain, RunFailed } from './errors.js';
 import { applyOverrides } from './escalation.js';
 import { Hooks } from './hooks.js';
 import { type Call, callOf, IdentityResolver } from './identity.js';
-import { clone, isObject, type Json, type JsonObject } from './json.js';
+import { clone, hasOwn, isObject, type Json, type JsonObject } from './json.js';
 import { capturingWarnings, type Monitor, type MonitorModule, type ResolvedConfig } from './monitor-api.js';
-import { functionCallOutput, type Outcome, RoundRunner, unsentOutputItem } from './rounds.js';
+import { functionCallOutput, type Outcome, RoundRunner, unsentOutputItem, withoutOutput } from './rounds.js';
 import { isExecutable, type RunSpec, type Scenario, type ScriptedResponse, toolNamed } from './scenario.js';
-import { haltSeal, REJECTED_BY_USER } from './texts.js';
+import { finalDirective, haltSeal, REJECTED_BY_USER, SKIPPED } from './texts.js';
 import { ToolChoicePolicy } from './tool-choice.js';
 import { type Dispatch, type Execution, invocationCounts, type RunEnd, type RunTranscript } from './transcript.js';
 import { classifyWarning } from '../warning-codes.js';
-
-/** The scripted model had no response for a dispatch (ENG-20). */
-class DispatchFailed extends Error {
-  constructor(readonly index: number) {
-    super(`the scripted model has no response for dispatch ${index}`);
-  }
-}
 
 /** A scripted response once it has been given its id (ENG-17). */
 class Response {
@@ -70,10 +64,19 @@ export class Run {
   private readonly script: readonly ScriptedResponse[];
   /** How many scripted responses were consumed; also the next response's number less one (ENG-17). */
   private answered = 0;
+  /** The input of the last dispatch, which a retry sends again (ENG-142). */
   private input: JsonObject[] = [];
+  /** A fresh turn's new input: saved with the first response (ENG-146). */
+  private freshInput: JsonObject[] = [];
   private sessionStarted = false;
+  /** Normal rounds run in this run (ENG-132, ENG-142). */
   private steps = 0;
+  /** The reason a normal end reports: `max_turns` once `stopWhen` held (ENG-147). */
+  private reason = 'complete';
+  /** The state this run saved last; null while it saved none (ENG-156). */
   private saved: Json = null;
+  /** The status the accessor held when the run began (ENG-130). */
+  private readonly storedStatus: Json;
   private end: RunEnd | undefined;
 
   constructor(
@@ -86,8 +89,14 @@ export class Run {
     this.hooks = new Hooks(scenario.hooks, this.warnings);
     this.identity = new IdentityResolver(mod, scenario.tools);
     this.state = Conversation.fromJson(loaded);
+    this.storedStatus = loaded !== undefined && hasOwn(loaded, 'status') ? (loaded.status as Json) : null;
     const request = scenario.request;
-    this.toolChoice = new ToolChoicePolicy(request.toolChoice, request.toolChoiceFrom, this.state.consumedToolChoiceKey);
+    this.toolChoice = new ToolChoicePolicy(
+      mod.canonicalizeKeyMaterial,
+      request.toolChoice,
+      request.toolChoiceFrom,
+      this.state.consumedToolChoiceKey,
+    );
     this.script = spec.model;
     this.rounds = new RoundRunner(scenario, undefined, this.hooks, this.executions);
   }
@@ -121,7 +130,7 @@ export class Run {
   /** Monitor state, then `stopVerdict`, then `pendingSteer` (ENG-114). */
   private blob(monitor: Monitor, actions: Actions): JsonObject {
     const blob = clone(monitor.getState()) as unknown as JsonObject;
-    if (actions.stopVerdict !== null) blob.stopVerdict = clone(actions.stopVerdict);
+    if (actions.stopArmed) blob.stopVerdict = clone(actions.stopVerdict);
     const pending = actions.steer.persisted();
     if (pending !== undefined) blob.pendingSteer = pending;
     return blob;
@@ -132,8 +141,13 @@ export class Run {
     if (this.detection !== undefined && this.actions !== undefined) {
       this.state.doomLoop = this.blob(this.detection.monitor, this.actions);
     }
-    this.state.consumedToolChoiceKey = this.toolChoice.consumedKey;
+    this.state.consumedToolChoiceKey = this.toolChoice.storedKey;
     if (this.scenario.stateAccessor) this.saved = this.state.toJson() as Json;
+  }
+
+  /** The status the accessor holds: the last save's, else the loaded state's (ENG-130). */
+  private savedStatus(): Json {
+    return isObject(this.saved) ? (this.saved.status ?? null) : this.storedStatus;
   }
 
   private executable(call: Call): boolean {
@@ -145,14 +159,18 @@ export class Run {
     return toolNamed(this.scenario, call.name)?.kind;
   }
 
-  /** Build and send one request; only follow-ups take the latch (ENG-71, ENG-75). */
+  /**
+   * Build and send one request; only follow-ups take the latch (ENG-71, ENG-75).
+   * The response settles the forced tool choice (ENG-145).
+   */
   private dispatch(kind: DispatchKind, items: readonly JsonObject[]): Response {
     const index = this.dispatches.length;
     const { request: caller, tools } = this.scenario;
     const request: JsonObject = { model: caller.model };
     if (caller.models !== undefined) request.models = [...caller.models];
     if (tools.length > 0) request.tools = tools.map((tool) => ({ type: 'function', name: tool.name }));
-    const choice = kind === 'final' ? 'none' : this.toolChoice.offer(index);
+    const finalising = kind === 'final' || kind === 'retry';
+    const choice = finalising ? 'none' : this.toolChoice.offer(index);
     if (choice !== undefined) request.toolChoice = clone(choice);
     let replaced = false;
     if (kind === 'follow-up' && this.actions !== undefined && this.detection !== undefined) {
@@ -166,34 +184,47 @@ export class Run {
         }
       }
     }
-    if (kind !== 'final' && !replaced) this.toolChoice.sent(choice); // ENG-74, ENG-133
+    const carriedForced = !finalising && !replaced && this.toolChoice.carriesForced(choice);
     request.input = clone([...items]);
     const scripted = this.script[this.answered];
     if (scripted === undefined) {
       this.dispatches.push({ index, kind, request: request as Json, responseId: null });
-      throw new DispatchFailed(index);
+      throw new RunFailed('script-exhausted', `the scripted model has no response for dispatch ${index}`, index);
     }
     this.answered += 1;
     const response = new Response(`resp_${this.answered}`, scripted.output);
     this.dispatches.push({ index, kind, request: request as Json, responseId: response.id });
+    const hasCall = response.output.some((item) => item.type === 'function_call');
+    this.toolChoice.answered(index, carriedForced, hasCall);
     return response;
   }
 
-  /** Save the response, then its checkpoint: text, then server items (ENG-109, ENG-56). */
-  private async takeResponse(response: Response): Promise<void> {
+  /**
+   * Save the response, a fresh turn's input first (ENG-146), then check it:
+   * text, then server items (ENG-109, ENG-56). The first response on a
+   * conversation awaiting client tools answers them (ENG-148).
+   */
+  private async takeResponse(response: Response, checked = true): Promise<void> {
+    this.state.messages.push(...this.freshInput);
+    this.freshInput = [];
+    if (this.state.status === AWAITING_CLIENT_TOOLS) {
+      this.state.pending = [];
+      this.state.status = IN_PROGRESS;
+    }
     this.state.messages.push(...response.items());
     this.save();
-    await this.detection?.checkResponse(response.output);
+    if (checked) await this.detection?.checkResponse(response.output);
   }
 
   /** End the run (or pause it); `SessionEnd` fires last, once (ENG-99, ENG-130). */
   private finish(response: Response | undefined, reason: string, status: string = COMPLETE): void {
     this.actions?.latch.drop(); // ENG-76
     this.state.status = status;
+    if (status === COMPLETE) this.toolChoice.forget(); // ENG-145
     this.save();
     if (this.sessionStarted) this.hooks.emit('SessionEnd', { reason });
     this.end = {
-      status,
+      status: this.savedStatus(),
       reason,
       finalResponseId: response?.id ?? null,
       finalText: response === undefined ? null : responseText(response.output),
@@ -201,44 +232,69 @@ export class Run {
     };
   }
 
-  /** Give every call still without output the halt output (ENG-85, ENG-106). */
+  /**
+   * A normal end: the final response is validated first (ENG-142). An empty
+   * one fails a run that ran no round; otherwise one retry is sent, and its
+   * response, unchecked, is final whatever it holds.
+   */
+  private async complete(response: Response, reason: string): Promise<void> {
+    let final = response;
+    if (final.output.length === 0) {
+      if (this.steps === 0) {
+        throw new RunFailed('invalid-final-response', `the final response ${final.id} has no output item`);
+      }
+      final = this.dispatch('retry', this.input);
+      await this.takeResponse(final, false);
+    }
+    this.finish(final, reason);
+  }
+
+  /** Give every call whose id has no output yet the halt output (ENG-85, ENG-106). */
   private seal(response: Response, outcomes: readonly Outcome[]): void {
     const verdict = this.actions?.stopVerdict ?? null;
     const message = isObject(verdict) && typeof verdict.message === 'string' ? verdict.message : undefined;
     const halt = JSON.stringify({ error: haltSeal(message) });
-    const seals = response
-      .calls()
-      .filter((_, position) => !(outcomes[position]?.answered ?? false))
-      .map((call) => functionCallOutput(call.callId, halt));
+    const seals = withoutOutput(response.calls(), outcomes).map((call) => functionCallOutput(call.callId, halt));
     if (seals.length > 0) {
       this.state.messages.push(...seals);
       this.save();
     }
   }
 
+  /** Leave through a stop gate: seal, then end with `doom_loop` (ENG-166, ENG-85, ENG-86). */
+  private halt(response: Response, outcomes: readonly Outcome[]): void {
+    this.seal(response, outcomes);
+    this.finish(response, 'doom_loop');
+  }
+
   // -- the run --------------------------------------------------------------------
 
-  /** Run to a pause or an end; an exhausted script ends the run, never throws (ENG-20). */
+  /**
+   * Run to a pause or an end; a failure ends the run, never throws (ENG-20,
+   * ENG-141). A run outside the domain throws {@link OutsideDomain} (ENG-151).
+   */
   async execute(): Promise<RunTranscript> {
     await this.build();
+    let built = true;
     try {
       await this.initialise();
     } catch (error) {
-      if (!(error instanceof DispatchFailed)) throw error;
+      if (!(error instanceof RunFailed)) throw error;
+      built = error.kind !== 'decisions-need-state-accessor'; // the SDK throws at construction
       if (this.sessionStarted) this.hooks.emit('SessionEnd', { reason: 'error' });
       this.end = {
-        status: this.state.status,
-        reason: 'error',
+        status: this.savedStatus(),
+        reason: built ? 'error' : null,
         finalResponseId: null,
         finalText: null,
-        stopVerdict: this.stopVerdict(),
-        error: { kind: 'script-exhausted', dispatch: error.index },
+        stopVerdict: null, // ENG-141: a failed run has no verdict to read
+        error: error.toJson(),
       };
     }
     return {
       index: this.index,
       decisionResume: this.spec.decisionResume,
-      config: this.config === null ? null : (clone(this.config) as unknown as Json),
+      config: this.config === null || !built ? null : (clone(this.config) as unknown as Json),
       configWarnings: this.configWarnings,
       dispatches: this.dispatches,
       events: this.hooks.events,
@@ -250,64 +306,64 @@ export class Run {
     };
   }
 
-  /** Restore the monitor, re-queue steer, re-arm a stop on decisions (ENG-117, ENG-118). */
+  /** Restore the monitor, re-queue steer, re-arm a stop on decisions (ENG-171, ENG-158, ENG-144). */
   private async restore(): Promise<void> {
     const blob = this.state.doomLoop;
     if (this.detection === undefined || this.actions === undefined || blob === undefined) return; // ENG-28
+    if (blob === null) throw new RunFailed('type-error', 'the persisted doomLoop member is null'); // JS reads a member of null
     const monitor = this.detection.monitor;
     await capturingWarnings(this.warnings, () => monitor.restore(blob));
     if (!isObject(blob)) return;
     this.actions.steer.requeue(blob.pendingSteer);
     const verdict = blob.stopVerdict;
-    if (this.spec.decisionResume && isObject(verdict)) this.actions.stopVerdict = clone(verdict) as Json;
+    if (this.spec.decisionResume && Boolean(verdict)) this.actions.stopVerdict = clone(verdict) as Json; // JS truthy
   }
 
-  /** ENG-124. */
+  /** ENG-160, ENG-143, ENG-146. */
   private async initialise(): Promise<void> {
+    if (this.spec.decisionResume && !this.scenario.stateAccessor) {
+      throw new RunFailed('decisions-need-state-accessor', 'a decision resume needs a state accessor');
+    }
     await this.restore();
     if (this.spec.decisionResume && DECISION_STATUSES.includes(this.state.status)) {
       await this.decisionResume();
       return;
     }
-    const resumingClientTools = this.state.status === AWAITING_CLIENT_TOOLS;
-    if (this.spec.input !== undefined) {
-      this.state.messages.push(...clone(this.spec.input));
-      this.toolChoice.reset(); // EOQ-07: a new turn may force again
+    if (this.spec.input !== undefined) this.freshInput = clone(this.spec.input);
+    if (this.state.status !== AWAITING_CLIENT_TOOLS) {
+      this.state.status = IN_PROGRESS;
+      this.save(); // ENG-119, ENG-146: without a stale stopVerdict, without the new input
     }
-    this.state.status = IN_PROGRESS;
-    if (!resumingClientTools) this.save(); // ENG-119: writes the blob without a stale stopVerdict
     this.hooks.emit('SessionStart', {});
     this.sessionStarted = true;
-    this.input = clone(this.state.messages);
+    this.input = [...clone(this.state.messages), ...clone(this.freshInput)];
     await this.firstResponse(this.dispatch('initial', this.input));
   }
 
-  /** ENG-125 (the stop check comes late here: EQ-01). */
+  /** ENG-161 (the stop check comes late here: EQ-01). */
   private async firstResponse(response: Response): Promise<void> {
     await this.takeResponse(response);
     const calls = response.calls();
     if (this.scenario.tools.length === 0 || calls.length === 0) {
-      this.finish(response, this.stopArmed ? 'doom_loop' : 'complete');
+      await this.complete(response, this.stopArmed ? 'doom_loop' : 'complete');
       return;
     }
     if (await this.approvalPause(response, calls)) return;
     if (!calls.some((call) => this.executable(call))) {
-      this.finish(response, 'complete', AWAITING_CLIENT_TOOLS); // ENG-134
+      this.clientToolsPause(response, calls); // ENG-148
       return;
     }
     await this.mainLoop(response);
   }
 
-  /** ENG-126. */
+  /** ENG-162. */
   private async mainLoop(first: Response): Promise<void> {
     let response = first;
     let isFirst = true;
     for (;;) {
       const calls = response.calls();
       if (this.stopArmed) {
-        // gate A
-        this.seal(response, []);
-        this.finish(response, 'doom_loop');
+        this.halt(response, []); // gate A
         return;
       }
       const steps = this.scenario.request.stopWhenSteps;
@@ -316,19 +372,23 @@ export class Run {
         return;
       }
       if (calls.length === 0) {
-        this.finish(response, 'complete');
+        await this.complete(response, 'complete');
         return;
       }
       if (!isFirst) {
         if (await this.approvalPause(response, calls)) return;
         if (!calls.some((call) => this.executable(call))) {
-          this.finish(response, 'complete', AWAITING_CLIENT_TOOLS);
+          this.clientToolsPause(response, calls);
           return;
         }
       }
       isFirst = false;
       const [outcomes, outputs] = await this.normalRound(calls);
-      if (this.roundEnded(response, outcomes)) return; // gate B
+      if (this.roundPaused(response, outcomes, true)) return;
+      if (this.stopArmed) {
+        this.halt(response, outcomes); // gate B
+        return;
+      }
       const steer = this.actions?.steer.flush();
       if (steer !== undefined) {
         // ENG-65 … ENG-67
@@ -343,7 +403,7 @@ export class Run {
     }
   }
 
-  /** Run a normal round and save its outputs in call order (ENG-126 steps 6-7). */
+  /** Run a normal round and save its outputs in call order (ENG-162 steps 6-7). */
   private async normalRound(calls: readonly Call[]): Promise<[Outcome[], JsonObject[]]> {
     const outcomes = await this.rounds.run(calls, 'normal');
     this.steps += 1;
@@ -353,103 +413,136 @@ export class Run {
     return [outcomes, outputs];
   }
 
-  /** After a normal round: a pause, else the stop gate sealing what is unanswered (ENG-126 steps 8-9, ENG-85). */
-  private roundEnded(response: Response, outcomes: readonly Outcome[]): boolean {
-    if (this.roundPaused(response, outcomes)) return true;
-    if (!this.stopArmed) return false;
-    this.seal(response, outcomes);
-    this.finish(response, 'doom_loop');
-    return true;
-  }
-
-  /** HITL, then client-tools pauses, both before the stop gate (ENG-126 step 8, EQ-02). */
-  private roundPaused(response: Response, outcomes: readonly Outcome[]): boolean {
+  /**
+   * HITL, then client-tools pauses, both before the stop gate (ENG-162 step 8,
+   * EQ-02); the `stopWhen` round pauses for HITL only (ENG-147).
+   */
+  private roundPaused(response: Response, outcomes: readonly Outcome[], clientTools: boolean): boolean {
     const hitl = outcomes.filter((outcome) => outcome.hitl).map((outcome) => clone(outcome.call.item));
     if (hitl.length > 0) {
       this.state.pending = hitl;
-      this.finish(response, 'complete', AWAITING_HITL); // ENG-135, ENG-88
+      this.finish(response, this.reason, AWAITING_HITL); // ENG-165, ENG-167
       return true;
     }
-    if (!outcomes.every((outcome) => outcome.answered)) {
-      this.finish(response, 'complete', AWAITING_CLIENT_TOOLS); // ENG-134
-      return true;
-    }
-    return false;
-  }
-
-  /** ENG-128. */
-  private async stopWhen(response: Response): Promise<void> {
-    const calls = response.calls();
-    if (!(this.scenario.request.allowFinalResponse && calls.some((call) => this.executable(call)))) {
-      this.finish(response, 'complete');
-      return;
-    }
-    const [outcomes, outputs] = await this.normalRound(calls);
-    if (this.roundEnded(response, outcomes)) return; // gate C
-    this.input.push(...response.items(), ...clone(outputs));
-    const final = this.dispatch('final', this.input);
-    this.state.messages.push(...final.items()); // not checked (ENG-109)
-    this.finish(final, 'complete');
-  }
-
-  /** Round (b) and the approval pause (ENG-129). */
-  private async approvalPause(response: Response, calls: readonly Call[]): Promise<boolean> {
-    if (!calls.some((call) => this.toolKind(call) === 'approval')) return false;
-    const gated = calls.filter((call) => ['approval', 'hitl'].includes(this.toolKind(call) ?? ''));
-    const auto = calls.filter((call) => this.toolKind(call) === 'executable');
-    const outcomes = await this.rounds.run(auto, 'approval-pause');
-    this.state.unsent.push(...outcomes.map((outcome) => outcome.unsentResult()));
-    this.state.pending = gated.map((call) => clone(call.item));
-    this.finish(response, 'complete', AWAITING_APPROVAL);
+    const unanswered = withoutOutput(
+      outcomes.map((outcome) => outcome.call),
+      outcomes,
+    );
+    if (unanswered.length === 0 || !clientTools) return false;
+    this.clientToolsPause(response, unanswered); // ENG-148
     return true;
   }
 
-  /** ENG-127, ENG-22. */
+  /** Pause for the caller's own tools; their calls are persisted as pending (ENG-148). */
+  private clientToolsPause(response: Response, calls: readonly Call[]): void {
+    this.state.pending = calls.map((call) => clone(call.item));
+    this.finish(response, this.reason, AWAITING_CLIENT_TOOLS);
+  }
+
+  /**
+   * The `Stop` hook, then the last round and the final dispatch (ENG-147,
+   * ENG-169, ENG-170). The final input answers the calls the round left unanswered and
+   * ends with the directive; neither is persisted.
+   */
+  private async stopWhen(response: Response): Promise<void> {
+    this.hooks.emit('Stop', { reason: 'max_turns' });
+    this.reason = 'max_turns';
+    const calls = response.calls();
+    const allow = this.scenario.request.allowFinalResponse;
+    if (allow === false || !calls.some((call) => this.executable(call))) {
+      await this.complete(response, this.reason);
+      return;
+    }
+    const [outcomes, outputs] = await this.normalRound(calls);
+    if (this.roundPaused(response, outcomes, false)) return;
+    if (this.stopArmed) {
+      this.halt(response, outcomes); // gate C
+      return;
+    }
+    this.input.push(...response.items(), ...clone(outputs));
+    const finalInput = clone(this.input);
+    for (const call of withoutOutput(calls, outcomes)) {
+      finalInput.push({ type: 'function_call_output', callId: call.callId, output: SKIPPED });
+    }
+    const directive = finalDirective(allow);
+    if (directive !== '') finalInput.push({ role: 'user', content: directive });
+    const final = this.dispatch('final', finalInput);
+    this.input = finalInput;
+    await this.takeResponse(final, false); // not checked (ENG-109)
+    await this.complete(final, this.reason);
+  }
+
+  /** Round (b) and the approval pause (ENG-164, ENG-143, ENG-155). */
+  private async approvalPause(response: Response, calls: readonly Call[]): Promise<boolean> {
+    const approval = calls.filter((call) => this.toolKind(call) === 'approval');
+    if (approval.length === 0) return false;
+    if (!this.scenario.stateAccessor) {
+      const names = approval.map((call) => call.name).join(', ');
+      throw new RunFailed('approval-needs-state-accessor', `approval needs state: ${names}`);
+    }
+    const gated = calls.filter((call) => ['approval', 'hitl'].includes(this.toolKind(call) ?? ''));
+    if (gated.some((call) => this.toolKind(call) === 'hitl')) {
+      // ENG-151: the SDK runs the HITL call, then loses it
+      throw new OutsideDomain(`run ${this.index}: an approval pause beside a call of a hitl tool`);
+    }
+    const auto = calls.filter((call) => this.toolKind(call) === 'executable');
+    const results = (await this.rounds.run(auto, 'approval-pause')).map((outcome) => outcome.unsentResult());
+    if (results.length > 0) this.state.unsent = results; // a new batch's results replace the stored ones
+    this.state.pending = gated.map((call) => clone(call.item));
+    this.finish(response, this.reason, AWAITING_APPROVAL);
+    return true;
+  }
+
+  /** ENG-163, ENG-22, ENG-149. */
   private async decisionResume(): Promise<void> {
     const byId = new Map<string, JsonObject>();
     for (const item of this.state.pending) {
       const id = String(item.callId);
       if (!byId.has(id)) byId.set(id, item);
     }
-    const decided = new Set<string>();
-    const approved: Call[] = [];
-    for (const callId of this.spec.approve) {
-      const item = byId.get(callId);
-      if (item === undefined) this.warnings.push(`[engine] approval of unknown call ${JSON.stringify(callId)} ignored`);
-      else if (!decided.has(callId)) {
-        decided.add(callId);
-        approved.push(callOf(item));
-      }
+    const twice = decidedTwice([...this.spec.approve, ...this.spec.reject], byId);
+    if (twice.length > 0) {
+      // ENG-151: the SDK runs or answers such a call twice
+      throw new OutsideDomain(`run ${this.index}: pending call(s) ${JSON.stringify(twice)} decided twice`);
     }
+    const approved = this.spec.approve.flatMap((callId) => {
+      const item = byId.get(callId);
+      return item === undefined ? [] : [callOf(item)];
+    });
     const results = (await this.rounds.run(approved, 'approved')).map((outcome) => outcome.unsentResult());
     for (const callId of this.spec.reject) {
       const item = byId.get(callId);
-      if (item === undefined) this.warnings.push(`[engine] rejection of unknown call ${JSON.stringify(callId)} ignored`);
-      else if (!decided.has(callId)) {
-        decided.add(callId);
-        results.push({ callId, name: item.name ?? null, output: null, error: REJECTED_BY_USER });
-      }
+      if (item !== undefined) results.push({ callId, name: item.name ?? null, output: null, error: REJECTED_BY_USER });
     }
+    const decided = new Set([...this.spec.approve, ...this.spec.reject]);
     this.state.unsent.push(...results);
     this.state.pending = this.state.pending.filter((item) => !decided.has(String(item.callId)));
     if (this.state.pending.length > 0) {
-      // still awaiting a decision: pause again, nothing injected
+      // ENG-163 step 6, ENG-149: pause again as awaiting approval
+      this.state.status = AWAITING_APPROVAL;
       this.save();
-      this.end = { status: this.state.status, reason: 'complete', finalResponseId: null, finalText: null, stopVerdict: this.stopVerdict() };
+      this.end = { status: this.savedStatus(), reason: 'complete', finalResponseId: null, finalText: null, stopVerdict: this.stopVerdict() };
       return;
     }
     this.state.status = IN_PROGRESS;
     if (this.stopArmed) {
       // gate D
-      this.toolChoice.reset();
+      this.toolChoice.forget(); // ENG-145
       this.save();
-      this.end = { status: IN_PROGRESS, reason: 'doom_loop', finalResponseId: null, finalText: null, stopVerdict: this.stopVerdict() };
+      this.end = { status: this.savedStatus(), reason: 'doom_loop', finalResponseId: null, finalText: null, stopVerdict: this.stopVerdict() };
       return;
     }
-    this.save();
     this.state.messages.push(...this.state.unsent.map(unsentOutputItem));
     this.state.unsent = [];
+    this.save(); // ENG-163 step 8: the results join the conversation before the dispatch
     this.input = clone(this.state.messages);
     await this.firstResponse(this.dispatch('resume', this.input));
   }
+}
+
+/** The pending call ids that `decisions` names more than once, sorted (ENG-151). */
+function decidedTwice(decisions: readonly string[], pending: ReadonlyMap<string, JsonObject>): string[] {
+  const counts = new Map<string, number>();
+  for (const callId of decisions) counts.set(callId, (counts.get(callId) ?? 0) + 1);
+  return [...counts].filter(([callId, count]) => count > 1 && pending.has(callId)).map(([callId]) => callId).sort();
 }

@@ -34,7 +34,7 @@ export interface HandlerSpec {
   fails: string | undefined;
 }
 
-/** The caller's request (ENG-132, ENG-133). */
+/** The caller's request (ENG-132, ENG-145). */
 export interface RequestSpec {
   model: string;
   models: string[] | undefined;
@@ -42,7 +42,8 @@ export interface RequestSpec {
   toolChoice: unknown;
   toolChoiceFrom: number;
   stopWhenSteps: number | undefined;
-  allowFinalResponse: boolean;
+  /** As given: only `false` turns the final dispatch off, a string is its directive (ENG-23, ENG-147). */
+  allowFinalResponse: unknown;
 }
 
 /** One scripted model response: its output items, in order (ENG-19). */
@@ -50,7 +51,7 @@ export interface ScriptedResponse {
   output: JsonObject[];
 }
 
-/** One invocation: a fresh turn (`input`) or a decision resume (ENG-124, ENG-127). */
+/** One invocation: a fresh turn (`input`) or a decision resume (ENG-160, ENG-163). */
 export interface RunSpec {
   /** undefined: the scenario's option applies. */
   doomLoop: unknown;
@@ -58,7 +59,7 @@ export interface RunSpec {
   approve: string[];
   reject: string[];
   model: ScriptedResponse[];
-  /** A non-empty approval or rejection list makes a decision resume (ENG-118). */
+  /** A non-empty approval or rejection list makes a decision resume (ENG-158). */
   decisionResume: boolean;
 }
 
@@ -168,13 +169,17 @@ function readRequest(value: unknown, where: string): RequestSpec {
     throw new ScenarioError(`${where}: dispatch and step counts must be integers`);
   }
   const models = member(data, 'models', null);
+  if ('toolChoice' in data && data.toolChoice === null) {
+    // ENG-172: the SDK's reading of a null tool choice is not known; omit the member
+    throw new ScenarioError(`${where}.toolChoice: null is not a tool choice`);
+  }
   return {
     model: string(member(data, 'model', 'cheap-model'), `${where}.model`),
     models: models === null ? undefined : strings(models, `${where}.models`),
     toolChoice: clone(member(data, 'toolChoice')),
     toolChoiceFrom: start,
     stopWhenSteps: steps === null ? undefined : count(steps),
-    allowFinalResponse: member(data, 'allowFinalResponse', true) !== false,
+    allowFinalResponse: clone(member(data, 'allowFinalResponse', true)),
   };
 }
 

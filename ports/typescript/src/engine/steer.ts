@@ -9,7 +9,7 @@ export class SteerQueue {
     if (!this.messages.includes(message)) this.messages.push(message);
   }
 
-  /** Re-queue a restored `pendingSteer`: strings only, in order (ENG-117). */
+  /** Re-queue a restored `pendingSteer`: strings only, in order (ENG-171). */
   requeue(pending: unknown): void {
     if (!Array.isArray(pending)) return;
     for (const message of pending) if (typeof message === 'string') this.add(message);

@@ -1,5 +1,6 @@
 /**
- * Texts the engine itself writes to the model (spec §15.4.1, ENG-102 … ENG-107).
+ * Texts the engine itself writes to the model (spec §15.4.1, ENG-102 … ENG-107,
+ * ENG-169, ENG-170).
  * Verdict messages come from the monitor; these are the engine's own wrappers
  * and fixed texts, code unit for code unit.
  */
@@ -7,6 +8,12 @@
 export const ESCALATION_NOTICE_SUFFIX = 'An escalated turn follows: use the additional guidance to change course.';
 export const HALT_PREFIX = 'Run halted by doom-loop detection: ';
 export const HALT_FALLBACK = 'Run halted by doom-loop detection.';
+/** The directive closing the `stopWhen` final dispatch's input by default (ENG-169). */
+export const FINAL_DIRECTIVE =
+  'You have reached the tool-use limit, and tools are no longer available. Do not attempt to call any more ' +
+  'tools. Using the information you already have, write your final answer now.';
+/** The output, sent as it is, of a call left unanswered by the `stopWhen` round (ENG-170). */
+export const SKIPPED = 'Tool execution skipped: step limit reached.';
 export const REJECTED_BY_USER = 'Rejected by user';
 export const NOT_EXECUTABLE = 'Tool not found or not executable';
 
@@ -44,4 +51,14 @@ export function blockFallback(toolName: string): string {
     `Doom loop suspected: tool "${toolName}" is repeating identical calls. Repeating the ` +
     'call will not change the result. Take a different approach.'
   );
+}
+
+/**
+ * The user message closing the final dispatch's input; `''`: none (ENG-147).
+ * `true` (or absent) gives the fixed text, a string is the directive itself,
+ * and any other value (`0`, `null`, an object) gives none.
+ */
+export function finalDirective(allowFinalResponse: unknown): string {
+  if (allowFinalResponse === true) return FINAL_DIRECTIVE;
+  return typeof allowFinalResponse === 'string' ? allowFinalResponse : '';
 }

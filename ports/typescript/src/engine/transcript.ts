@@ -1,16 +1,21 @@
 /**
- * The observable run as plain JSON (ENG-15): one record per run of a scenario
+ * The observable run as plain JSON (ENG-156): one record per run of a scenario
  * with every dispatch's request, the hook events, the tool bodies that ran,
  * the warnings (informative, ENG-108), the run's end and the persisted state.
  * Member order follows the reference engine's transcript.
  */
 
+import type { RunError } from './errors.js';
 import type { Json } from './json.js';
 
-/** One request to the model and the id of the response it got (ENG-19); `responseId` null: exhausted (ENG-20). */
+/**
+ * One request to the model and the id of the response it got (ENG-19);
+ * `responseId` null: exhausted (ENG-20). `retry` re-sends an input whose
+ * response was empty (ENG-142).
+ */
 export interface Dispatch {
   index: number;
-  kind: 'initial' | 'follow-up' | 'resume' | 'final';
+  kind: 'initial' | 'follow-up' | 'resume' | 'final' | 'retry';
   request: Json;
   responseId: string | null;
 }
@@ -22,7 +27,7 @@ export interface HookEvent {
   appliedAction?: string;
 }
 
-/** A tool body that ran, with the arguments the model issued (ENG-100). */
+/** A tool body that ran, with the arguments the model issued (ENG-140). */
 export interface Execution {
   callId: string;
   name: string;
@@ -30,17 +35,23 @@ export interface Execution {
   round: number;
 }
 
-/** How a run ended (ENG-86, ENG-87, ENG-20); `stopVerdict` is what `getDoomLoopVerdict()` gives (ENG-101). */
+/**
+ * How a run ended (ENG-86, ENG-87, ENG-20, ENG-141). `status` is the status
+ * the state accessor holds (null without one); `reason` the `SessionEnd`
+ * reason the run reached, also when no hook could observe it (null when a
+ * decision resume fails for want of a state accessor); `stopVerdict` is what
+ * `getDoomLoopVerdict()` gives (ENG-101), null on a failed run.
+ */
 export interface RunEnd {
-  status: string;
-  reason: string;
+  status: Json;
+  reason: string | null;
   finalResponseId: string | null;
   finalText: string | null;
   stopVerdict: Json;
-  error?: { kind: string; dispatch: number };
+  error?: RunError;
 }
 
-/** Everything one run made observable (ENG-15). */
+/** Everything one run made observable (ENG-156). */
 export interface RunTranscript {
   index: number;
   decisionResume: boolean;

@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 
 import * as port from '../doom-loop.js';
-import { runScenario, ScenarioError, type Transcript } from '../engine/index.js';
+import { OutsideDomain, runScenario, ScenarioError, type Transcript } from '../engine/index.js';
 import { Dispatcher } from '../protocol.js';
 import { JS_MODULE_FEATURES } from '../wire.js';
 
@@ -49,6 +49,7 @@ const REPEATING = {
 const bareModule = Object.freeze({
   resolveDoomLoopOption: port.resolveDoomLoopOption,
   resolveLoopKeyMaterial: port.resolveLoopKeyMaterial,
+  canonicalizeKeyMaterial: port.canonicalizeKeyMaterial,
   DoomLoopMonitor: port.DoomLoopMonitor,
 });
 
@@ -90,6 +91,103 @@ describe('engine', () => {
     assert.deepEqual(run.end.error, { kind: 'script-exhausted', dispatch: 1 });
     assert.equal(run.end.reason, 'error');
     assert.deepEqual(run.events.at(-1), { hook: 'SessionEnd', payload: { reason: 'error' } });
+  });
+
+  it('ends the stopWhen path with Stop, max_turns and the directive after the skipped outputs (ENG-147)', async () => {
+    const scenario = {
+      id: 'stop-when',
+      tools: [{ name: 'read' }, { name: 'mine', kind: 'manual' }],
+      request: { stopWhenSteps: 1, allowFinalResponse: 'Answer now.' },
+      runs: [
+        {
+          input: 'go',
+          model: [
+            turn(call('read', '{"p":1}', 'c1')),
+            turn(call('read', '{"p":2}', 'c2'), call('mine', '{}', 'c3')),
+            turn(text('done')),
+          ],
+        },
+      ],
+    };
+    const run = (await runScenario(port, scenario)).runs[0]!;
+    const hooks = run.events.map((event) => event.hook);
+    assert.deepEqual(hooks, ['SessionStart', 'PreToolUse', 'PostToolUse', 'Stop', 'PreToolUse', 'PostToolUse', 'SessionEnd']);
+    assert.deepEqual(run.events[3], { hook: 'Stop', payload: { reason: 'max_turns' } });
+    assert.equal(run.end.reason, 'max_turns');
+    const final = run.dispatches[2]!;
+    assert.equal(final.kind, 'final');
+    const input = (final.request as { input: unknown[] }).input;
+    assert.deepEqual(input.slice(-2), [
+      { type: 'function_call_output', callId: 'c3', output: 'Tool execution skipped: step limit reached.' },
+      { role: 'user', content: 'Answer now.' },
+    ]);
+    const saved = JSON.stringify(run.state);
+    assert.ok(!saved.includes('Answer now.') && !saved.includes('skipped'), 'the directive and the skipped output are never persisted');
+  });
+
+  it('relaxes a consumed forced tool choice and records its canonical key until the run completes (ENG-145)', async () => {
+    const choice = { type: 'function', name: 'read' };
+    const scenario = {
+      id: 'forced',
+      tools: [{ name: 'read' }],
+      request: { toolChoice: choice },
+      runs: [{ input: 'go', model: [turn(call('read', '{}', 'c1')), turn(call('read', '{"p":2}', 'c2')), turn(text('done'))] }],
+    };
+    const run = (await runScenario(port, scenario)).runs[0]!;
+    const choices = run.dispatches.map((dispatch) => (dispatch.request as { toolChoice?: unknown }).toolChoice);
+    assert.deepEqual(choices, [choice, 'auto', 'auto']);
+    const paused = { ...scenario, tools: [{ name: 'read' }, { name: 'ask', kind: 'approval' }] };
+    paused.runs = [{ input: 'go', model: [turn(call('read', '{}', 'c1')), turn(call('ask', '{}', 'c2'))] }];
+    const state = (await runScenario(port, paused)).runs[0]!.state as { consumedForcedToolChoiceKey?: string };
+    assert.equal(state.consumedForcedToolChoiceKey, '{"name":"read","type":"function"}');
+  });
+
+  it('fails a run whose first response is empty, and retries an empty response after a round once (ENG-142)', async () => {
+    const empty = await runScenario(port, { ...REPEATING, runs: [{ input: 'go', model: [turn()] }] });
+    assert.deepEqual(empty.runs[0]!.end.error, { kind: 'invalid-final-response' });
+    assert.equal(empty.runs[0]!.end.stopVerdict, null);
+    const retried = await runScenario(port, { ...REPEATING, runs: [{ input: 'go', model: [turn(call('read', '{}', 'c1')), turn(), turn()] }] });
+    const run = retried.runs[0]!;
+    assert.deepEqual(run.dispatches.map((dispatch) => [dispatch.kind, (dispatch.request as { toolChoice?: unknown }).toolChoice]), [
+      ['initial', undefined],
+      ['follow-up', undefined],
+      ['retry', 'none'],
+    ]);
+    assert.deepEqual([run.end.reason, run.end.finalResponseId], ['complete', 'resp_3']);
+  });
+
+  it('treats arguments that parse to a JSON string as malformed and trims with JS trim (ENG-137)', async () => {
+    const scenario = {
+      id: 'arguments',
+      tools: [{ name: 'read' }],
+      runs: [{ input: 'go', model: [turn(call('read', '"x"', 'c1'), call('read', '\uFEFF{"p":1}\u2028', 'c2')), turn(text('done'))] }],
+    };
+    const run = (await runScenario(port, scenario)).runs[0]!;
+    assert.deepEqual(run.executions.map((execution) => [execution.callId, execution.arguments]), [['c2', { p: 1 }]]);
+    const input = (run.dispatches[1]?.request as { input: { type?: string; callId?: string; output?: string }[] }).input;
+    const output = input.find((item) => item.type === 'function_call_output' && item.callId === 'c1');
+    assert.match(output?.output ?? '', /Raw arguments received: \\"x\\"/);
+  });
+
+  it('runs the body of a call whose arguments are not an object, without tool hooks (ENG-140)', async () => {
+    const scenario = { id: 'array', tools: [{ name: 'read' }], runs: [{ input: 'go', model: [turn(call('read', '[1,2]', 'c1')), turn(text('ok'))] }] };
+    const run = (await runScenario(port, scenario)).runs[0]!;
+    assert.equal(run.executions.length, 1);
+    assert.deepEqual(run.events.map((event) => event.hook), ['SessionStart', 'SessionEnd']);
+  });
+
+  it('refuses a run outside the domain: a pending call decided twice (ENG-151)', async () => {
+    const scenario = {
+      id: 'twice',
+      tools: [{ name: 'ask', kind: 'approval' }],
+      runs: [
+        { input: 'go', model: [turn(call('ask', '{}', 'c1'))] },
+        { approve: ['c1', 'c1'], model: [turn(text('done'))] },
+      ],
+    };
+    await assert.rejects(runScenario(port, scenario), OutsideDomain);
+    const response = await dispatcher().handle({ id: 9, op: 'runScenario', scenario });
+    assert.ok('error' in response && response.error.code === 'bad-scenario');
   });
 
   it('rejects a malformed scenario before any run (ENG-23)', async () => {

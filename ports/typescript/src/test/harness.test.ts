@@ -148,6 +148,30 @@ describe('serve (the package export)', () => {
     assert.equal(console.log, originalLog); // restored once the input ended
   });
 
+  it('answers a line that is not UTF-8 with bad-request and skips JSON-whitespace lines only (PROT-44)', async () => {
+    const input = new PassThrough();
+    const output = new PassThrough();
+    let written = '';
+    output.setEncoding('utf8');
+    output.on('data', (chunk: string) => {
+      written += chunk;
+    });
+    const served = serve(port, { input, output, log: () => undefined });
+    input.end(Buffer.concat([
+      Buffer.from('{"id":1,"op":"canonicalize","value":"a'),
+      Buffer.from([0xff]),
+      Buffer.from('"}\n{"id":2,\r"op":"canonicalize","value":1}\n \t\r\n\u00a0\n\u2028\n'),
+    ]));
+    await served;
+    const lines = written.split('\n').slice(0, -1).map((line) => JSON.parse(line) as { id: unknown; result?: unknown; error?: { code: string } });
+    assert.deepEqual(lines.map((line) => [line.id, line.error?.code ?? line.result]), [
+      [null, 'bad-request'], // never read with U+FFFD
+      [2, '1'], // a carriage return inside a line does not end it
+      [null, 'bad-request'], // U+00A0 is not JSON whitespace
+      [null, 'bad-request'], // nor is U+2028
+    ]);
+  });
+
   it('takes a CommonJS module whose exports are on default', () => {
     assert.equal(asDoomLoopModule({ default: port }), port);
     assert.throws(() => asDoomLoopModule(null), /not a module namespace/);

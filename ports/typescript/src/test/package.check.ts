@@ -34,7 +34,7 @@ const REQUESTS = [
   '{"id":2,"op":"fingerprintKeyMaterial","keyMaterial":"I am stuck."}',
   '{"id":3,"op":"resolveOption","option":null}',
   '{"id":4,"op":"resolveLoopKey","loopKey":["__proto__"],"args":{"path":"x"}}',
-  '{"id":5,"op":"runScenario","scenario":{"id":"pkg","doomLoop":true,"runs":[{"input":"hi","model":[{"output":[]}]}]}}',
+  '{"id":5,"op":"runScenario","scenario":{"id":"pkg","doomLoop":true,"runs":[{"input":"hi","model":[{"output":[{"type":"message","content":[{"type":"output_text","text":"hello"}]}]}]}]}}',
   '{"id":6,"op":"runScenario","scenario":{"id":"pkg"}}',
 ].join('\n');
 
@@ -59,7 +59,7 @@ function assertConversation(result: SpawnSyncReturns<string>, implementation: st
   assert.equal((nullOption?.error as { code: string }).code, 'type-error');
   // JSON.parse makes __proto__ an own member, as the answer has it
   assert.deepEqual(protoKey?.result, JSON.parse('{"kind":"key","keyMaterial":{"__proto__":{}}}'));
-  // the engine level (protocol 1.2) ships in the package: a one-response run ends complete (ENG-125)
+  // the engine level (protocol 1.2) ships in the package: a one-response run ends complete (ENG-161)
   const transcript = scenario?.result as { scenario: string; runs: { end: { status: string; finalResponseId: string } }[] };
   assert.equal(transcript.scenario, 'pkg');
   assert.deepEqual([transcript.runs[0]?.end.status, transcript.runs[0]?.end.finalResponseId], ['complete', 'resp_1']);

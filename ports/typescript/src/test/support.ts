@@ -59,20 +59,48 @@ export type Vector = MonitorVector | EngineVector;
 
 const isEngineVector = (vector: Vector): vector is EngineVector => Object.prototype.hasOwnProperty.call(vector, 'scenario');
 
-/** A transcript with each run's `warnings` reduced to its length: warnings are informative (ENG-108). */
-function warningCounts(transcript: Json | undefined): Json | undefined {
+/** The runs of a transcript, or an empty list when it is not one. */
+function runsOf(transcript: Json | undefined): Json[] {
+  const runs = typeof transcript === 'object' && transcript !== null && !Array.isArray(transcript) ? transcript.runs : undefined;
+  return Array.isArray(runs) ? runs : [];
+}
+
+/** A transcript without each run's `warnings`: they are informative (ENG-108), but for ENG-168. */
+function withoutWarnings(transcript: Json | undefined): Json | undefined {
   if (typeof transcript !== 'object' || transcript === null || Array.isArray(transcript) || !Array.isArray(transcript.runs)) {
     return transcript;
   }
-  const runs = transcript.runs.map((run) =>
-    typeof run === 'object' && run !== null && !Array.isArray(run) && Array.isArray(run.warnings)
-      ? { ...run, warnings: run.warnings.length }
-      : run,
-  );
+  const runs = transcript.runs.map((run) => {
+    if (typeof run !== 'object' || run === null || Array.isArray(run)) return run;
+    const { warnings: _informative, ...compared } = run;
+    return compared;
+  });
   return { ...transcript, runs };
 }
 
-/** Replay an engine vector through `runScenario`, comparing as the runner does. */
+/** How the one warning text a statement requires starts: a loop-key fallback (ENG-168). */
+const REQUIRED_WARNING = '[DoomLoop] tool "';
+
+/** The first required warning of an expected run that the actual run lacks (ENG-168). */
+function missingWarning(expected: Json | undefined, actual: Json | undefined): string | undefined {
+  const warnings = (run: Json | undefined): string[] => {
+    const listed = typeof run === 'object' && run !== null && !Array.isArray(run) ? run.warnings : undefined;
+    return Array.isArray(listed) ? listed.filter((text): text is string => typeof text === 'string') : [];
+  };
+  const actualRuns = runsOf(actual);
+  for (const [index, run] of runsOf(expected).entries()) {
+    const present = new Set(warnings(actualRuns[index]));
+    const missing = warnings(run).find((text) => text.startsWith(REQUIRED_WARNING) && !present.has(text));
+    if (missing !== undefined) return `run ${index}: required warning missing: ${missing}`;
+  }
+  return undefined;
+}
+
+/**
+ * Replay an engine vector through `runScenario`, comparing as the runner does,
+ * except that events and executions are compared in the expected order: this
+ * port runs a batch's calls one after another, as the reference does (ENG-138).
+ */
 async function replayEngine(dispatcher: Dispatcher, vector: EngineVector): Promise<string[]> {
   const response = await call(dispatcher, { op: 'runScenario', scenario: vector.scenario });
   const where = `${vector.id} (runScenario)`;
@@ -81,7 +109,9 @@ async function replayEngine(dispatcher: Dispatcher, vector: EngineVector): Promi
     return response.error.code === vector.expect.error ? [] : [`${where}: expected error ${vector.expect.error}, got ${response.error.code}`];
   }
   if (!('result' in response)) return [`${where}: expected a transcript, got error ${response.error.code}: ${response.error.message}`];
-  const difference = firstDifference(warningCounts(response.result), warningCounts(vector.expect.result));
+  const difference =
+    firstDifference(withoutWarnings(response.result), withoutWarnings(vector.expect.result)) ??
+    missingWarning(vector.expect.result, response.result);
   return difference === undefined ? [] : [`${where}: differs at ${difference}`];
 }
 
