@@ -3,7 +3,6 @@ package engine
 import (
 	"errors"
 	"fmt"
-	"strconv"
 
 	"doomloop.invalid/harness/jsvalue"
 )
@@ -118,8 +117,8 @@ func jsMember(args any, name string) any {
 		if name == "length" {
 			return float64(len(x))
 		}
-		if i, err := strconv.ParseUint(name, 10, 64); err == nil && i < uint64(len(x)) && strconv.FormatUint(i, 10) == name {
-			return x[i] // a canonical index name
+		if i, isIndex := jsvalue.ArrayIndex(name); isIndex && int(i) < len(x) {
+			return x[i]
 		}
 	}
 	return jsvalue.Undefined{}

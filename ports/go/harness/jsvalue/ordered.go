@@ -76,9 +76,10 @@ func (o *Object) Len() int { return len(o.Names()) }
 func (o *Object) Set(name string, v any) {
 	if _, ok := o.values[name]; !ok {
 		at := len(o.names)
-		if arrayIndex(name) { // after the smaller index names, before the others
+		if _, isIndex := ArrayIndex(name); isIndex { // after the smaller index names, before the others
 			at = sort.Search(len(o.names), func(i int) bool {
-				return !arrayIndex(o.names[i]) || indexBefore(name, o.names[i])
+				_, other := ArrayIndex(o.names[i])
+				return !other || indexBefore(name, o.names[i])
 			})
 		}
 		o.names = slices.Insert(o.names, at, name)
@@ -92,11 +93,13 @@ func (o *Object) Delete(name string) {
 	o.names = slices.DeleteFunc(o.names, func(n string) bool { return n == name })
 }
 
-// arrayIndex reports whether a property name is an array index: the
-// canonical decimal form of an integer from 0 to 2^32-2.
-func arrayIndex(name string) bool {
+// ArrayIndex returns the array index a property name denotes, if it is
+// one: the canonical decimal form of an integer from 0 to 2^32-2 ("7", not
+// "07", "-0" or "+7"). JS finds an array's elements, and orders an object's
+// members, by such names.
+func ArrayIndex(name string) (uint32, bool) {
 	n, err := strconv.ParseUint(name, 10, 32)
-	return err == nil && n < math.MaxUint32 && strconv.FormatUint(n, 10) == name
+	return uint32(n), err == nil && n < math.MaxUint32 && strconv.FormatUint(n, 10) == name
 }
 
 // indexBefore orders two array-index names numerically.

@@ -72,3 +72,13 @@ func TestParseOrderedRefusesWhatJSONParseRefuses(t *testing.T) {
 		t.Errorf("a deep array: %v", err)
 	}
 }
+
+func TestArrayIndexNamesAreCanonical(t *testing.T) {
+	for name, want := range map[string]int64{"0": 0, "7": 7, "4294967294": 4294967294,
+		"07": -1, "-0": -1, "+7": -1, "-1": -1, "4294967295": -1, "": -1, "1e3": -1, "x": -1} {
+		n, ok := ArrayIndex(name)
+		if ok != (want >= 0) || (ok && int64(n) != want) {
+			t.Errorf("ArrayIndex(%q) = %d, %v", name, n, ok)
+		}
+	}
+}
