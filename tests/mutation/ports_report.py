@@ -143,14 +143,14 @@ def _go(results: dict[str, Any]) -> tuple[list[Mutant], dict[str, Any]]:
     )
     first = passes[0]["before"] if passes else results["clean_passed"]
     alone = (
-        f"its engine vectors alone (-run '{results['run']}', partial order of ENG-139)"
+        f", its engine vectors alone (-run '{results['run']}', partial order of ENG-139)"
         if results.get("package") == "engine"
-        else "alone"
+        else " alone"
     )
     meta = {
         "tool": f"{results['tool']}, {results['go']}, 1 worker",
         "command": results["command"],
-        "judge": f"TestVectors of ports/go/cmd/doomloop-harness (vectors_test.go), {alone}, "
+        "judge": f"TestVectors of ports/go/cmd/doomloop-harness (vectors_test.go){alone}, "
         f"through a build overlay; the {first} vectors the clean port passes judge, the "
         f"{len(results['clean_failed'] or [])} it fails judge nothing{again}",
         "wallSeconds": results["wall_seconds"],

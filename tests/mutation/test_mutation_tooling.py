@@ -350,7 +350,7 @@ def test_the_go_engine_report_names_its_judge_and_its_files() -> None:
     assert text.startswith("# Mutation testing of the Go port's engine against")
     assert "its engine vectors alone (-run '^TestVectors$//engine-'" in text
     monitor = ports_report.render("Go port", *ports_report._go(_go_results(line)), [])
-    assert "(vectors_test.go), alone," in monitor
+    assert "(vectors_test.go) alone," in monitor
 
 
 def test_a_timeout_counts_only_once_it_repeats_alone(monkeypatch: pytest.MonkeyPatch) -> None:
