@@ -22,6 +22,7 @@ from typing import Any, Final
 from doomloop_kit.vectorset import files as vformat
 from doomloop_kit.vectorset import oracle
 from doomloop_kit.vectorset.transcripts import compare_transcripts
+from doomloop_kit.vectorset.vocabulary import ENGINE_OP, EXPECTED_ERRORS, RESUME_OP, UNDECODABLE
 
 from .outcomes import HarnessError, Outcome, Status, WrongAnswer
 from .protocol import Connection, Exchange, HarnessFault
@@ -39,7 +40,7 @@ class _Stop(Exception):
 
 def request_for(step: vformat.Step, session: str | None) -> dict[str, Any]:
     """The protocol request of a step (``resume`` starts with ``getState``)."""
-    request: dict[str, Any] = {"op": "getState" if step.op == vformat.RESUME_OP else step.op}
+    request: dict[str, Any] = {"op": "getState" if step.op == RESUME_OP else step.op}
     if step.needs_monitor:
         request["session"] = session
     request.update(step.inputs)
@@ -193,13 +194,13 @@ class VectorRun:
                 step = steps[index]
                 last = self.step_exchange[index] = self._send(request_for(step, session))
                 index += 1
-                if step.op == vformat.RESUME_OP:
+                if step.op == RESUME_OP:
                     break
-            if session is not None and index == len(steps) and steps[-1].op != vformat.RESUME_OP:
+            if session is not None and index == len(steps) and steps[-1].op != RESUME_OP:
                 last = self._close(session)
             assert last is not None
             yield last
-            if steps[index - 1].op == vformat.RESUME_OP:
+            if steps[index - 1].op == RESUME_OP:
                 response = self.step_exchange[index - 1].response  # type: ignore[union-attr]
                 assert response is not None
                 if "error" in response:
@@ -334,14 +335,14 @@ class VectorRun:
 
 def _answering_op(op: str) -> str:
     """The operation whose answer a step's result is (``resume`` is answered by ``getState``)."""
-    return "getState" if op == vformat.RESUME_OP else op
+    return "getState" if op == RESUME_OP else op
 
 
 def _differences(step: vformat.Step, result: Any) -> list[vformat.Difference]:
     """The comparison rule of a step: an engine transcript's, by its partial order
     (spec/vectors.md#engine-vectors, ENG-139), for ``runScenario``; else the vector
     comparison rule."""
-    if step.op == vformat.ENGINE_OP:
+    if step.op == ENGINE_OP:
         return compare_transcripts(
             step.expected_result, result, step.expect.get(oracle.ENGINE_ORDER)
         )
@@ -384,10 +385,8 @@ def _expected_outcome(error: Mapping[str, Any], op: str, expect: Mapping[str, An
     ``bad-request`` too where the step expects it (an undecodable tagged value, PROT-40).
     A ``resume`` step has none."""
     code = error["code"]
-    comparable = code in oracle.EXPECTED_ERRORS or (
-        code == oracle.UNDECODABLE and expect.get("error") == code
-    )
-    return comparable and op != vformat.RESUME_OP
+    comparable = code in EXPECTED_ERRORS or (code == UNDECODABLE and expect.get("error") == code)
+    return comparable and op != RESUME_OP
 
 
 def _error_mismatch(expect: Mapping[str, Any], code: str, message: str) -> str | None:

@@ -56,9 +56,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
-from doomloop_kit.reference import messages, wire
-from doomloop_kit.reference.jsvalues import is_number
-from doomloop_kit.vectorset import oracle
+from doomloop_kit.jsvalue.values import is_number
+from doomloop_kit.reference import messages
+from doomloop_kit.vectorset import oracle, vocabulary
 from doomloop_kit.vectorset.files import compare
 from doomloop_kit.vectorset.transcripts import compare_transcripts
 
@@ -236,7 +236,7 @@ def _reference_run(raw_scenario: str) -> tuple[Any, Any] | None:
     """The reference engine's transcript and order for a scenario; None when the run
     leaves the engine level's domain (ENG-151). A malformed scenario raises."""
     from doomloop_kit.engine import OutsideDomain, Scenario, run_scenario
-    from doomloop_kit.engine.jsjson import stringify
+    from doomloop_kit.jsvalue.jsjson import stringify
 
     try:
         transcript = run_scenario(Scenario.from_json(json.loads(raw_scenario)))
@@ -253,7 +253,7 @@ def _scenario_key(line: Line) -> str:
 def outside_engine_domain(line: Line) -> bool:
     """A ``runScenario`` line whose run the reference refuses as outside the domain."""
     request = line.request if isinstance(line.request, Mapping) else {}
-    return request.get("op") == oracle.ENGINE_OP and _reference_run(_scenario_key(line)) is None
+    return request.get("op") == vocabulary.ENGINE_OP and _reference_run(_scenario_key(line)) is None
 
 
 def _engine_differences(line: Line, actual: Mapping[str, Any]) -> list[str]:
@@ -275,7 +275,7 @@ def differences(line: Line, actual: Mapping[str, Any]) -> list[str]:
     """Why the harness's answer is not the SDK's (empty when it is)."""
     expected = sdk_expectation(line.sdk)
     op = line.request.get("op") if isinstance(line.request, Mapping) else None
-    if op == oracle.ENGINE_OP:
+    if op == vocabulary.ENGINE_OP:
         return _engine_differences(line, actual)
     found = [str(d) for d in compare(expected.get("id"), actual.get("id"), "$.id")]
     if "error" in expected:
@@ -311,12 +311,12 @@ def needs(line: Line) -> frozenset[str]:
     found: set[str] = set()
     for name, value in request.items():
         if name not in _INPUTS_IGNORED:
-            found |= wire.features_of(value)
-    if wire.uses_js_coercion(request):
+            found |= vocabulary.features_of(value)
+    if vocabulary.uses_js_coercion(request):
         found.add("js-coercion")
     if oracle.needs_member_rule(request):
         found.add("js-inherited-members")
-    if request.get("op") == oracle.ENGINE_OP:
+    if request.get("op") == vocabulary.ENGINE_OP:
         found.add(ENGINE_FEATURE)
     return frozenset(found)
 
@@ -373,7 +373,7 @@ SDK_0_9_0_RULES: Final = (
         "a bare -0 number token is outside the protocol's input domain (DIV-12)",
         lambda line, needed, declared: raw_negative_zero(line),
     ),
-    *(_undeclared(feature) for feature in wire.FEATURES),
+    *(_undeclared(feature) for feature in vocabulary.FEATURES),
     Rule(
         "outside the engine level's domain",
         "ENG-151",

@@ -6,8 +6,8 @@ protocol of spec/protocol.md on stdin/stdout -- framing, the handshake
 (PROT-11, PROT-12), sessions (PROT-16, PROT-17), errors (PROT-20, PROT-21) and
 never dying on bad input. The port only maps an operation onto its own API.
 Inputs arrive, and results leave, as tagged JSON (PROT-05): decode them with
-:func:`doomloop_kit.reference.wire.decode` and encode with
-:func:`doomloop_kit.reference.wire.encode`, or the port's own equivalents.
+:func:`doomloop_kit.jsvalue.wire.decode` and encode with
+:func:`doomloop_kit.jsvalue.wire.encode`, or the port's own equivalents.
 ``conformance/harnesses/reference_port.py`` is the example: the Python
 reference served this way.
 
@@ -26,7 +26,7 @@ import sys
 from collections.abc import Mapping, Sequence
 from typing import Any, BinaryIO, Protocol, TextIO
 
-from doomloop_kit.reference import wire
+from doomloop_kit.jsvalue import jsjson
 
 PROTOCOL = 1
 
@@ -123,7 +123,7 @@ def respond(sessions: _Sessions, line: bytes) -> str:
     """The response line (without its line feed) to one request line."""
     ident: object = None
     try:
-        request = wire.loads(line.decode("utf-8"))  # as JS reads it (PROT-44)
+        request = jsjson.loads(line.decode("utf-8"))  # as JS reads it (PROT-44)
         if not isinstance(request, dict):
             raise PortError("bad-request", "a request is a JSON object")
         ident = request.get("id")
@@ -143,7 +143,7 @@ def respond(sessions: _Sessions, line: bytes) -> str:
         message = f"{type(failure).__name__}: {failure}"
         response = {"id": ident, "error": {"code": "internal", "message": message}}
     try:
-        return wire.dumps(response)  # numbers as JS writes them (PROT-44)
+        return jsjson.dumps(response)  # numbers as JS writes them (PROT-44)
     except (TypeError, ValueError, RecursionError) as failure:
         message = f"unencodable result: {type(failure).__name__}: {failure}"
         return json.dumps({"id": ident, "error": {"code": "internal", "message": message}})
@@ -156,7 +156,7 @@ def serve(port: Port, stdin: BinaryIO | None = None, stdout: TextIO | None = Non
     sys.setrecursionlimit(max(sys.getrecursionlimit(), 10_000))  # deep-nesting vectors
     sessions = _Sessions(port)
     for line in stdin:
-        if line.strip(wire.JSON_WHITESPACE):  # a blank line gets no answer (PROT-44)
+        if line.strip(jsjson.JSON_WHITESPACE):  # a blank line gets no answer (PROT-44)
             stdout.write(respond(sessions, line) + "\n")
             stdout.flush()
     return 0

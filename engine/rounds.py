@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import Enum
 
+from doomloop_kit.jsvalue.jsjson import stringify
 from doomloop_kit.reference import UNDEFINED
 
 from . import texts
@@ -17,7 +18,6 @@ from .detection import PROCEED, Detection
 from .errors import OutsideDomain
 from .hooks import Hooks
 from .identity import Call, Malformed
-from .jsjson import stringify
 from .scenario import Scenario, ToolSpec
 from .transcript import Execution
 

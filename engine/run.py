@@ -11,8 +11,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import Enum
 
+from doomloop_kit.jsvalue.jsjson import stringify
+from doomloop_kit.jsvalue.values import truthy
 from doomloop_kit.reference import UNDEFINED, DoomLoopMonitor, messages, resolve_doom_loop_option
-from doomloop_kit.reference.jsvalues import truthy
 
 from . import errors, texts
 from .actions import Actions
@@ -30,7 +31,6 @@ from .errors import OutsideDomain, RunFailed
 from .escalation import apply_overrides
 from .hooks import Hooks
 from .identity import Call, IdentityResolver
-from .jsjson import stringify
 from .rounds import BatchKind, Outcome, RoundRunner, function_call_output, unsent_output_item
 from .scenario import RunSpec, Scenario
 from .tool_choice import ToolChoicePolicy

@@ -8,7 +8,7 @@ closes its measured gaps explicitly:
 * member order: by UTF-16 code units, also for keys holding lone surrogates;
 * integers beyond the double range: an error here, as JS sees Infinity;
 * the nesting limit, circular references and the JS-only values of
-  :mod:`.jsvalues`, which ``jcs`` knows nothing about.
+  :mod:`doomloop_kit.jsvalue.values`, which ``jcs`` knows nothing about.
 """
 
 from __future__ import annotations
@@ -20,9 +20,17 @@ from enum import Enum
 from typing import Final
 
 import jcs  # type: ignore[import-untyped]
+from doomloop_kit.jsvalue import utf16
+from doomloop_kit.jsvalue.values import (
+    UNDEFINED,
+    JsBigInt,
+    JsFunction,
+    is_number,
+    number_to_string,
+    to_double,
+)
 
-from . import messages, utf16
-from .jsvalues import UNDEFINED, JsBigInt, JsFunction, is_number, number_to_string, to_double
+from . import messages
 
 MAX_CANONICALIZE_DEPTH: Final = 64
 """Deepest accepted nesting; the root is depth 0 (CAN-15, CAN-16)."""

@@ -20,7 +20,7 @@ from doomloop_kit.conformance.fuzz import write_vector
 from doomloop_kit.conformance.outcomes import Outcome, Status
 from doomloop_kit.conformance.protocol import Connection, HarnessFault, ProtocolMismatch
 from doomloop_kit.generators import build
-from doomloop_kit.reference import wire
+from doomloop_kit.jsvalue import wire
 from doomloop_kit.vectorset import files as vformat
 
 from .options import ReplayOptions

@@ -8,7 +8,7 @@ import sys
 from typing import Any
 
 from doomloop_kit.conformance.harnesses import python_reference
-from doomloop_kit.reference import wire
+from doomloop_kit.vectorset.vocabulary import FEATURES
 from harnesses import support
 
 HARNESS = support.REPO / "conformance" / "harnesses" / "python_reference.py"
@@ -33,7 +33,7 @@ def test_handshake_declares_every_feature() -> None:
     status, responses, _ = _serve([b'{"id":0,"op":"hello","protocol":1}'])
     assert status == 0
     result = responses[0]["result"]
-    expected = [f for f in wire.FEATURES if f != "js-inherited-members"]  # KEY-09, KEY-23
+    expected = [f for f in FEATURES if f != "js-inherited-members"]  # KEY-09, KEY-23
     assert result["protocol"] == 1 and result["features"] == expected
     assert result["implementation"]["language"] == "python"
 

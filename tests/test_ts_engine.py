@@ -25,8 +25,8 @@ from typing import Any
 
 import pytest
 from doomloop_kit.engine import OutsideDomain, ScenarioError, run_scenario
-from doomloop_kit.engine.jsjson import stringify
 from doomloop_kit.generators.engine_scenarios.brief import SCENARIOS
+from doomloop_kit.jsvalue.jsjson import stringify
 from doomloop_kit.vectorset.transcripts import compare_transcripts
 
 REPO = Path(__file__).resolve().parents[1]

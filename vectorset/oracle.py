@@ -1,11 +1,12 @@
 """The oracle: one vector step (or protocol request) run through the reference.
 
-A step names an operation (``op``) and carries its inputs as tagged JSON
-(:mod:`doomloop_kit.reference.wire`). The oracle is the single place that
-maps an operation onto the reference API and its result onto the wire, so
-the vector generator, the replay test and the Python harness agree by
-construction. :func:`normative` projects a wire result onto the parts a
-port must reproduce (spec/vectors.md); the runner compares only those.
+A step names an operation (``op``, one of :mod:`.vocabulary`'s) and carries
+its inputs as tagged JSON (:mod:`doomloop_kit.jsvalue.wire`). The oracle is
+the single place that maps an operation onto the reference API and its
+result onto the wire, so the vector generator, the replay test and the
+Python harness agree by construction. :func:`normative` projects a wire
+result onto the parts a port must reproduce (spec/vectors.md); the runner
+compares only those.
 """
 
 from __future__ import annotations
@@ -15,6 +16,9 @@ import weakref
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Final, TypeVar
 
+from doomloop_kit.jsvalue import wire
+from doomloop_kit.jsvalue.jsjson import stringify
+from doomloop_kit.jsvalue.values import UNDEFINED, JsTypeError, finite_number, truthy
 from doomloop_kit.reference import (
     CanonicalizationError,
     DoomLoopMonitor,
@@ -27,25 +31,15 @@ from doomloop_kit.reference import (
     resolve_doom_loop_option,
     resolve_ladder_action,
     resolve_loop_key_material,
-    wire,
 )
 from doomloop_kit.reference.config import RUNGS
-from doomloop_kit.reference.jsvalues import UNDEFINED, JsTypeError, finite_number, truthy
 from doomloop_kit.reference.loop_keys import Presence, names_inherited_member
 from doomloop_kit.reference.verdicts import DetectorKind
 
+from . import vocabulary
+from .vocabulary import ENGINE_OP, MEMBER_RULES, OpError, UndecodableInput
+
 T = TypeVar("T")
-
-EXPECTED_ERRORS: Final = ("canonicalization", "type-error", "bad-scenario")
-"""Error codes that are an expected outcome, compared like results (PROT-20, PROT-23,
-PROT-31)."""
-
-UNDECODABLE: Final = "bad-request"
-"""The code of a request carrying an undecodable tagged value: compared like the
-expected outcomes when a step expects it (PROT-40), an error of the vector otherwise."""
-
-ENGINE_OP: Final = "runScenario"
-"""The engine-level operation (PROT-31): a whole scenario, no session."""
 
 
 def error_expectation(code: str, message: str) -> dict[str, str]:
@@ -54,22 +48,6 @@ def error_expectation(code: str, message: str) -> dict[str, str]:
     if code == "canonicalization":
         return {"error": code, "message": message}
     return {"error": code}
-
-
-class OpError(Exception):
-    """An operation that ends in an error response; ``code`` is on the wire."""
-
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
-        self.code = code
-
-
-class UndecodableInput(OpError):
-    """``bad-request`` for an input member holding an undecodable tagged value: the one
-    ``bad-request`` a vector may expect (PROT-40)."""
-
-    def __init__(self, message: str) -> None:
-        super().__init__(UNDECODABLE, message)
 
 
 def _input(
@@ -340,7 +318,6 @@ def engine_expectation(request: Mapping[str, object]) -> dict[str, object]:
     (ENG-151), raises the expected outcome ``bad-scenario``.
     """
     from doomloop_kit.engine import Scenario, ScenarioError, run_scenario  # engine ops only
-    from doomloop_kit.engine.jsjson import stringify
 
     if "scenario" not in request:
         raise OpError("bad-request", "missing member 'scenario'")
@@ -378,6 +355,9 @@ FUNCTION_OPS: Final[dict[str, Callable[[Mapping[str, object]], object]]] = {
 """Operations that need no monitor; ``resolveLoopKey`` tests presence as an own
 member (KEY-09, feature ``json-own-members``)."""
 
+if (tuple(MONITOR_OPS), tuple(FUNCTION_OPS)) != (vocabulary.MONITOR_OPS, vocabulary.FUNCTION_OPS):
+    raise RuntimeError("the oracle must answer exactly the operations the vocabulary names")
+
 
 def function_ops(features: Iterable[str]) -> dict[str, Callable[[Mapping[str, object]], object]]:
     """:data:`FUNCTION_OPS` for a vector with these features: ``js-inherited-members``
@@ -385,10 +365,6 @@ def function_ops(features: Iterable[str]) -> dict[str, Callable[[Mapping[str, ob
     if "js-inherited-members" not in features:
         return FUNCTION_OPS
     return {**FUNCTION_OPS, "resolveLoopKey": lambda request: _resolve_loop_key(request, "in")}
-
-
-MEMBER_RULES: Final = frozenset({"json-own-members", "js-inherited-members"})
-"""The features that mark an expectation rather than an input encoding (CONF-11)."""
 
 
 def needs_member_rule(request: Mapping[str, object]) -> bool:

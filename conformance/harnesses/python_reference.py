@@ -16,9 +16,11 @@ from collections.abc import Mapping
 from importlib import metadata
 from typing import Any, BinaryIO, TextIO
 
-from doomloop_kit.reference import DoomLoopMonitor, wire
-from doomloop_kit.reference.jsvalues import MAX_SAFE_INTEGER, is_number
+from doomloop_kit.jsvalue import jsjson
+from doomloop_kit.jsvalue.values import MAX_SAFE_INTEGER, is_number
+from doomloop_kit.reference import DoomLoopMonitor
 from doomloop_kit.vectorset import oracle
+from doomloop_kit.vectorset.vocabulary import FEATURES, OpError
 
 PROTOCOL = 1
 
@@ -39,7 +41,7 @@ class Harness:
 
     def hello(self, request: Mapping[str, Any]) -> object:
         if request.get("protocol") != PROTOCOL:
-            raise oracle.OpError(
+            raise OpError(
                 "unsupported-protocol",
                 f"this harness speaks protocol {PROTOCOL}, not {request.get('protocol')!r}",
             )
@@ -47,7 +49,7 @@ class Harness:
         return {
             "protocol": PROTOCOL,
             "implementation": {**implementation, "version": _version()},
-            "features": [f for f in wire.FEATURES if f != "js-inherited-members"],  # KEY-09
+            "features": [f for f in FEATURES if f != "js-inherited-members"],  # KEY-09
         }
 
     def create(self, request: Mapping[str, Any]) -> object:
@@ -60,9 +62,9 @@ class Harness:
     def session(self, request: Mapping[str, Any]) -> str:
         name = request.get("session")
         if not isinstance(name, str):
-            raise oracle.OpError("bad-request", "member 'session' must be a string")
+            raise OpError("bad-request", "member 'session' must be a string")
         if name not in self.sessions:
-            raise oracle.OpError("unknown-session", f"no open session {name!r}")
+            raise OpError("unknown-session", f"no open session {name!r}")
         return name
 
     def handle(self, request: Mapping[str, Any]) -> object:
@@ -80,15 +82,15 @@ class Harness:
         if op in oracle.FUNCTION_OPS:
             return oracle.FUNCTION_OPS[op](request)
         if not isinstance(op, str):
-            raise oracle.OpError("bad-request", "member 'op' must be a string")
-        raise oracle.OpError("unknown-op", f"unknown op {op!r}")
+            raise OpError("bad-request", "member 'op' must be a string")
+        raise OpError("unknown-op", f"unknown op {op!r}")
 
 
 def _parse(line: bytes) -> tuple[object, Mapping[str, Any] | None, dict[str, Any] | None]:
     """(id, request, error): the request, or the error to answer instead (PROT-44: a
     line that is not UTF-8 is not JSON; numbers are read as JS reads them)."""
     try:
-        request = wire.loads(line.decode("utf-8"))
+        request = jsjson.loads(line.decode("utf-8"))
     except (UnicodeDecodeError, ValueError, RecursionError) as error:
         return None, None, {"code": "bad-request", "message": f"not a JSON line: {error}"}
     if not isinstance(request, dict):
@@ -108,14 +110,14 @@ def respond(harness: Harness, line: bytes) -> str:
     if request is not None:
         try:
             response["result"] = harness.handle(request)
-        except oracle.OpError as failure:
+        except OpError as failure:
             error = {"code": failure.code, "message": str(failure)}
         except Exception as failure:  # never die: the runner reports it as `internal`
             error = {"code": "internal", "message": f"{type(failure).__name__}: {failure}"}
     if error is not None:
         response = {"id": ident, "error": error}
     try:
-        return wire.dumps(response)  # numbers as JS writes them (PROT-44)
+        return jsjson.dumps(response)  # numbers as JS writes them (PROT-44)
     except (TypeError, ValueError, RecursionError) as failure:
         message = f"unencodable result: {type(failure).__name__}: {failure}"
         return json.dumps({"id": ident, "error": {"code": "internal", "message": message}})
@@ -124,7 +126,7 @@ def respond(harness: Harness, line: bytes) -> str:
 def serve(stdin: BinaryIO, stdout: TextIO) -> int:
     harness = Harness()
     for line in stdin:
-        if line.strip(wire.JSON_WHITESPACE):  # a blank line gets no answer (PROT-44)
+        if line.strip(jsjson.JSON_WHITESPACE):  # a blank line gets no answer (PROT-44)
             stdout.write(respond(harness, line) + "\n")
             stdout.flush()
     return 0

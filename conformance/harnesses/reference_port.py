@@ -15,15 +15,16 @@ from importlib import metadata
 from typing import Any
 
 from doomloop_kit.conformance import PortError, serve
-from doomloop_kit.reference import DoomLoopMonitor, wire
+from doomloop_kit.reference import DoomLoopMonitor
 from doomloop_kit.vectorset import oracle
+from doomloop_kit.vectorset.vocabulary import FEATURES, OpError
 
 
 class ReferencePort:
     name = "doomloop-kit-python-reference"
     language = "python"
     version = metadata.version("doomloop-kit")
-    features = tuple(wire.FEATURES)
+    features = tuple(FEATURES)
 
     def create(self, request: Mapping[str, Any]) -> object:
         return self._run(lambda: oracle.create_monitor(request))
@@ -40,7 +41,7 @@ class ReferencePort:
     def _run(operation: Any) -> object:
         try:
             return operation()
-        except oracle.OpError as error:  # the oracle's error codes are the protocol's
+        except OpError as error:  # the oracle's error codes are the protocol's
             raise PortError(error.code, str(error)) from error
 
 
