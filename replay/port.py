@@ -15,8 +15,8 @@ import argparse
 import re
 from typing import Any, Final, TextIO
 
+from doomloop_kit.conformance.differential import write_vector
 from doomloop_kit.conformance.execute import run_vector
-from doomloop_kit.conformance.fuzz import write_vector
 from doomloop_kit.conformance.outcomes import Outcome, Status
 from doomloop_kit.conformance.protocol import Connection, HarnessFault, ProtocolMismatch
 from doomloop_kit.generators import build

@@ -30,6 +30,7 @@ BUILD_TIMEOUT = 600  # a guard against a hung build, not a speed target (benchma
 STATEMENT = re.compile(r'<a id="([A-Z][A-Z0-9]*-[0-9]{2,3})"></a>\*\*\1\*\*')
 HARNESS_FILES = [
     "conformance/harnesses/python_reference.py",
+    "conformance/protocol/server.py",
     "ports/typescript/src/harness.ts",
     "ports/go/cmd/doomloop-harness/main.go",
 ]

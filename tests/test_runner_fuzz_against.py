@@ -13,7 +13,7 @@ import shlex
 from pathlib import Path
 
 import pytest
-from doomloop_kit.conformance import cli, fuzz
+from doomloop_kit.conformance import cli, differential
 from doomloop_kit.generators import strategies
 from doomloop_kit.vectorset import files as vformat
 from harnesses import support
@@ -164,7 +164,7 @@ def test_unusable_against_harness(tmp_path: Path, capsys: pytest.CaptureFixture[
 def test_reference_verdict_names_the_side_the_reference_agrees_with() -> None:
     three, four = {"result": {"streak": 3}}, {"result": {"streak": 4.0}}
     error = {"error": "canonicalization"}
-    verdict = fuzz.reference_verdict
+    verdict = differential.reference_verdict
     assert (
         verdict(2, three, three, four)
         == "at step 2 the reference agrees with the --against harness"

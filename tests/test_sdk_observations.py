@@ -130,7 +130,7 @@ PROFILE = support.REPO / "conformance" / "profiles" / "sdk-0.9.0.txt"
 def test_the_sdk_profile_is_runner_data() -> None:
     """The profile reads as an expected-failures file; its entries name real
     vectors, and its undeclared features are features of the vocabulary."""
-    from doomloop_kit.conformance.runner import read_expected_failures
+    from doomloop_kit.conformance.expected_failures import read_expected_failures
     from doomloop_kit.vectorset.vocabulary import FEATURES
 
     entries = read_expected_failures(PROFILE)
