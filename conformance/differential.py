@@ -1,4 +1,4 @@
-"""Differential fuzzing: transcripts drawn live, run on a port and judged (issue 9).
+"""Differential fuzzing: transcripts drawn live, run on a port and judged.
 
 The :class:`Fuzzer` draws transcripts from the Hypothesis strategies of
 :mod:`doomloop_kit.generators.strategies`, turns each into a vector whose

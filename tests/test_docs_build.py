@@ -752,7 +752,7 @@ def test_engine_landing_page_renders_the_brief_example_from_the_reference(
     built: dict[str, Any],
 ) -> None:
     from doomloop_kit.engine import Scenario, run_scenario
-    from doomloop_kit.generators.engine_scenarios.brief import SCENARIOS
+    from doomloop_kit.generators.curated.engine.brief import SCENARIOS
 
     rendered = page_html(built["site"], "engine/")
     text = re.sub(r"\s+", " ", plain_text(rendered))

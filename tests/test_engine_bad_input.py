@@ -12,8 +12,8 @@ from collections.abc import Mapping
 
 import pytest
 from doomloop_kit.engine import ScenarioError, run_scenario
-from doomloop_kit.generators.engine_scenarios.brief import SCENARIOS
-from doomloop_kit.generators.engine_scenarios.build import call, decide, fresh, text, turn
+from doomloop_kit.generators.curated.engine.brief import SCENARIOS
+from doomloop_kit.generators.curated.engine.builders import call, decide, fresh, text, turn
 
 RISKY = {"name": "risky", "kind": "approval"}
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from doomloop_kit.conformance import report
-from doomloop_kit.vectorset import files as vformat
+from doomloop_kit.vectorset.files import iter_vector_files
 from harnesses import support
 
 
@@ -305,7 +305,7 @@ def test_bad_inputs_are_usage_errors(
 
 
 def test_vector_files_round_trip_through_the_format_module(root: Path) -> None:
-    for path in vformat.iter_vector_files(root):
+    for path in iter_vector_files(root):
         assert json.loads(path.read_text())["format"] == 1
 
 

@@ -908,7 +908,7 @@ def replayed_results(
 def standin_judge() -> replay.Judge:
     """The engine judge before engine vectors exist: the brief's scenarios, each
     expected to give the unmutated engine's outcome (for development only)."""
-    from doomloop_kit.generators.engine_scenarios.brief import SCENARIOS
+    from doomloop_kit.generators.curated.engine.brief import SCENARIOS
 
     return replay.engine_judge(
         replay.prepare_engine(

@@ -100,14 +100,14 @@ def test_engine_clean_replay_and_an_obvious_mutant() -> None:
 
 
 def _brief(index: int) -> Any:
-    from doomloop_kit.generators.engine_scenarios.brief import SCENARIOS
+    from doomloop_kit.generators.curated.engine.brief import SCENARIOS
 
     return SCENARIOS[index]["scenario"]
 
 
 def _with_warnings() -> tuple[Any, dict[str, Any]]:
     """A brief scenario whose transcript has warnings (a loopKey that throws)."""
-    from doomloop_kit.generators.engine_scenarios.brief import SCENARIOS
+    from doomloop_kit.generators.curated.engine.brief import SCENARIOS
 
     for entry in SCENARIOS:
         outcome = replay.engine_outcome(entry["scenario"])
