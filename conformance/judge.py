@@ -1,7 +1,7 @@
 """Judging one step's answer against the vector's expectation (spec/protocol.md §P.7).
 
 Expected results never travel to the harness: the runner sends a step's
-inputs, applies :func:`~doomloop_kit.vectorset.oracle.normative` to the
+inputs, applies :func:`~doomloop_kit.vectorset.expectations.normative` to the
 answer and compares it with the step's expectation by the vector comparison
 rule (:func:`~doomloop_kit.vectorset.files.compare`), or an engine
 transcript by its partial order
@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
-from doomloop_kit.vectorset import oracle
+from doomloop_kit.vectorset.expectations import ENGINE_ORDER, error_expectation, normative
 from doomloop_kit.vectorset.files import Difference, Step, compare
 from doomloop_kit.vectorset.transcripts import compare_transcripts
 from doomloop_kit.vectorset.vocabulary import ENGINE_OP, EXPECTED_ERRORS, RESUME_OP, UNDECODABLE
@@ -53,7 +53,7 @@ def judge_step(step: Step, response: Mapping[str, Any]) -> Wrong | HarnessSide |
             return None
         expected = step.expect.get("result", step.expect)
         return Wrong("$", reason, expected, {"error": code, "message": message})
-    result = oracle.normative(answering_op(step.op), response["result"])
+    result = normative(answering_op(step.op), response["result"])
     if step.expects_error is not None:
         reason = f"expected error {step.expects_error}, got a result"
         return Wrong("$", reason, {"error": step.expects_error}, result)
@@ -71,10 +71,10 @@ def expectation_of(step: Step, response: Mapping[str, Any]) -> dict[str, Any] | 
     ``{"result": <normative result>}``, or ``{"error": code}`` for a code a vector
     may expect; None for a harness-side error."""
     if "error" not in response:
-        return {"result": oracle.normative(answering_op(step.op), response["result"])}
+        return {"result": normative(answering_op(step.op), response["result"])}
     error = response["error"]
     if expected_outcome(error, step.op, step.expect):
-        return oracle.error_expectation(error["code"], error["message"])
+        return error_expectation(error["code"], error["message"])
     return None
 
 
@@ -110,9 +110,7 @@ def _differences(step: Step, result: Any) -> list[Difference]:
     (spec/vectors.md#engine-vectors, ENG-139), for ``runScenario``; else the vector
     comparison rule."""
     if step.op == ENGINE_OP:
-        return compare_transcripts(
-            step.expected_result, result, step.expect.get(oracle.ENGINE_ORDER)
-        )
+        return compare_transcripts(step.expected_result, result, step.expect.get(ENGINE_ORDER))
     return compare(step.expected_result, result)
 
 

@@ -4,9 +4,8 @@ A step names an operation (``op``, one of :mod:`.vocabulary`'s) and carries
 its inputs as tagged JSON (:mod:`doomloop_kit.jsvalue.wire`). The oracle is
 the single place that maps an operation onto the reference API and its
 result onto the wire, so the vector generator, the replay test and the
-Python harness agree by construction. :func:`normative` projects a wire
-result onto the parts a port must reproduce (spec/vectors.md); the runner
-compares only those.
+Python harness agree by construction. What a step expects of the result is
+:mod:`.expectations`'.
 """
 
 from __future__ import annotations
@@ -37,17 +36,10 @@ from doomloop_kit.reference.loop_keys import Presence, names_inherited_member
 from doomloop_kit.reference.verdicts import DetectorKind
 
 from . import vocabulary
+from .expectations import ENGINE_ORDER
 from .vocabulary import ENGINE_OP, MEMBER_RULES, OpError, UndecodableInput
 
 T = TypeVar("T")
-
-
-def error_expectation(code: str, message: str) -> dict[str, str]:
-    """The expectation of a step that fails with an expected outcome (spec/vectors.md#expect):
-    ``canonicalization`` with its exact message (CAN-35), ``type-error`` alone (PROT-23)."""
-    if code == "canonicalization":
-        return {"error": code, "message": message}
-    return {"error": code}
 
 
 def _input(
@@ -304,10 +296,6 @@ def _detect_text_repetition(request: Mapping[str, object]) -> object:
     return None if found is None else found.to_json()
 
 
-ENGINE_ORDER: Final = "order"
-"""The member of an engine expectation that holds its partial order (ENG-139)."""
-
-
 def engine_expectation(request: Mapping[str, object]) -> dict[str, object]:
     """``runScenario`` (PROT-31) as an engine vector expects it: ``{"result", "order"}``.
 
@@ -389,15 +377,3 @@ def declares_member_rule_rightly(
     :data:`MEMBER_RULES` exactly when a request needs it, never both (CONF-13)."""
     declared = MEMBER_RULES.intersection(features)
     return len(declared) <= 1 and bool(declared) == any(map(needs_member_rule, requests))
-
-
-def normative(op: str, result: object) -> object:
-    """The part of a wire result that a port must reproduce (spec/vectors.md#expect).
-
-    Every part is normative (PROT-22): warning messages, loop-key warning
-    texts and verdict messages are compared byte for byte, and a warning's
-    ``code`` is derived from its message (CFG-34). The projection is the
-    identity; it stays the single place where that could change.
-    """
-    del op
-    return result

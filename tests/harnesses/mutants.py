@@ -37,6 +37,7 @@ from doomloop_kit.reference import (
     text,
 )
 from doomloop_kit.vectorset import oracle
+from doomloop_kit.vectorset.expectations import ENGINE_ORDER
 from doomloop_kit.vectorset.vocabulary import ENGINE_OP
 
 
@@ -378,7 +379,7 @@ def _rearranged(reorder: Reorder) -> None:
         transcript: Any = expected["result"]
         seed = json.dumps(request.get("scenario"), sort_keys=True)
         draw = random.Random(seed)
-        for run, order in zip(transcript["runs"], expected[oracle.ENGINE_ORDER], strict=True):
+        for run, order in zip(transcript["runs"], expected[ENGINE_ORDER], strict=True):
             reorder(run["events"], order["events"], run["executions"], order["executions"], draw)
         return transcript
 

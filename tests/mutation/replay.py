@@ -113,9 +113,9 @@ def first_mismatch(prepared: Prepared) -> str | None:
         DECLARED_ONLY_FEATURES,
         expected_error,
     )
+    from doomloop_kit.vectorset.expectations import normative
     from doomloop_kit.vectorset.vocabulary import OpError, features_of, uses_js_coercion
 
-    normative = oracle.normative
     op_error = OpError
     for vector_id, option, initial_state, steps, features in prepared:
         # As tests/test_vector_replay.py: the declared features are those the
