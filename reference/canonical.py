@@ -14,7 +14,6 @@ closes its measured gaps explicitly:
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Mapping, Sequence
 from enum import Enum
 from typing import Final
@@ -64,22 +63,11 @@ class CanonicalizationError(ValueError):
         self.detail = detail
 
 
-_SURROGATE_SPLIT: Final = re.compile("([\ud800-\udfff])")
-
-
 def _string(text: str) -> str:
-    """A JSON string literal exactly as ``JSON.stringify`` writes it (CAN-06, CAN-25..CAN-28)."""
-    text = utf16.normalize(text)
-    if not utf16.has_lone_surrogate(text):
-        result: str = jcs.canonicalize(text, utf8=False)
-        return result
-    parts: list[str] = []
-    for piece in _SURROGATE_SPLIT.split(text):
-        if _SURROGATE_SPLIT.fullmatch(piece):
-            parts.append(f"\\u{ord(piece):04x}")
-        elif piece:
-            parts.append(jcs.canonicalize(piece, utf8=False)[1:-1])
-    return '"' + "".join(parts) + '"'
+    """A JSON string literal exactly as ``JSON.stringify`` writes it (CAN-06, CAN-25..CAN-28):
+    RFC 8785's escapes, and a lone surrogate as ``\\udxxx`` (CAN-26)."""
+    literal: str = jcs.canonicalize(utf16.normalize(text), utf8=False)
+    return utf16.escape_lone_surrogates(literal)
 
 
 def _number(value: int | float) -> str:

@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
+from doomloop_kit.jsvalue import wire
+
 
 @dataclass(frozen=True)
 class Line:
@@ -38,8 +40,7 @@ def tag_non_finite(value: Any) -> Any:
     """The corpus writes NaN and +/-Infinity as bare literals (not JSON); on the
     wire they travel as their tags (PROT-04, PROT-05)."""
     if isinstance(value, float) and not math.isfinite(value):
-        name = "NaN" if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity")
-        return {"$js": "number", "value": name}
+        return wire.encode(value)
     if isinstance(value, list):
         return [tag_non_finite(item) for item in value]
     if isinstance(value, dict):
