@@ -74,7 +74,7 @@ class Connection(HarnessProcess):
     ) -> None:
         super().__init__(command, timeout=timeout, max_line_bytes=max_line_bytes, env=env)
         self.startup_timeout = startup_timeout
-        self.hello: HelloResult | dict[str, Any] = {}
+        self.hello: HelloResult | None = None
         self._next_id = _HELLO_ID + 1
         self._pending: collections.deque[Exchange] = collections.deque()
         self._answered: dict[int, tuple[str, object]] = {}  # id -> (owner, op)

@@ -63,13 +63,14 @@ def replay(command: str, lines: Sequence[Line], rules: Sequence[Rule]) -> Report
     harness: Connection | None = None
     sessions: dict[str, str] = {}
     session_needs: dict[str, frozenset[str]] = {}  # a session's lines need what its create needed
+    declared: frozenset[str] = frozenset()  # the features the harness declares
     try:
         for line, fresh in _ids(lines):
             if fresh:
                 if harness is not None:
                     harness.close()
                 harness, sessions = Connection(command, timeout=ANSWER_TIMEOUT), {}
-                harness.start()
+                declared = frozenset(harness.start()["features"])
             assert harness is not None
             answer = harness.receive(harness.send_raw(_with_session(line, sessions)))
             request = line.request if isinstance(line.request, Mapping) else {}
@@ -84,7 +85,6 @@ def replay(command: str, lines: Sequence[Line], rules: Sequence[Rule]) -> Report
                     names.append(str(recorded.get("session")))
                 for name in names:
                     sessions[name], session_needs[name] = ours, needed
-            declared = frozenset(harness.hello["features"])
             rule = next((r for r in rules if r.matches(line, needed, declared)), None)
             if rule is not None:
                 report.excluded[f"{rule.name} ({rule.statement})"] += 1
