@@ -14,7 +14,7 @@ IN_TREE_REPORTS := $(REPORTS)/in-tree
 
 # Every Python package (checked by lint and typecheck); mypy sees them under
 # doomloop_kit.* through a tree of symbolic links, as the installed package names them.
-PY_PACKAGES := reference generators conformance vectorset engine replay
+PY_PACKAGES := jsvalue reference generators conformance vectorset engine replay
 PY_CHECKED  := $(PY_PACKAGES) tests benchmarks docs/hooks tools
 MYPY_TREE   := .artifacts/mypy
 
@@ -103,7 +103,7 @@ test-go:
 # The docs tests build the site from the conformance reports, then drive Chromium.
 pytest: install conformance-reports
 	DOOMLOOP_DOCS_REPORTS=$(REPORTS) $(BIN)/python -m pytest -n auto --dist loadfile --durations=15 \
-		--cov=doomloop_kit.reference --cov-branch --cov-fail-under=95
+		--cov=doomloop_kit.jsvalue --cov=doomloop_kit.reference --cov-branch --cov-fail-under=95
 
 # vectors-check is also tests/test_generator_regenerate.py, which pytest runs.
 test: lint typecheck test-typescript test-go pytest

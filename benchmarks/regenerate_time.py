@@ -16,7 +16,8 @@ import json
 import time
 from collections import Counter
 
-from doomloop_kit.generators import engine_curated, regenerate
+from doomloop_kit.generators import regenerate
+from doomloop_kit.generators.curated.engine.vectors import engine_files
 
 ACTIONS = ("observe", "steer", "escalate", "block", "stop")
 
@@ -63,7 +64,7 @@ def main() -> int:
 def engine_times() -> None:
     """The engine files alone: the reference engine runs every scenario once."""
     started = time.perf_counter()
-    curated = engine_curated.curated_files()
+    curated = engine_files()
     elapsed = time.perf_counter() - started
     count = sum(len(f.vectors) for f in curated)
     print(f"engine: curated {len(curated)} files, {count} vectors, in {elapsed:.2f}s")

@@ -1,10 +1,8 @@
-"""Running one vector through a harness and judging the answers (spec/protocol.md).
+"""Running one vector through a harness (spec/protocol.md): its requests and its verdict.
 
-Expected results never travel to the harness: the runner sends each step's
-inputs, applies :func:`~doomloop_kit.vectorset.oracle.normative` to the
-answer and compares it with the step's expectation using
-:func:`~doomloop_kit.vectorset.files.compare`. The verdict is an
-:class:`~.outcomes.Outcome`.
+Each step becomes a request (:class:`~.protocol.messages.Request`); each
+answer is judged by :mod:`.judge`; the verdict is an
+:class:`~.outcomes.Outcome` with the transcript of the exchange.
 
 Requests are pipelined: every request of a vector is sent before the first
 answer is awaited, except where a request needs an earlier answer -- the
@@ -16,15 +14,16 @@ with that state, ``close`` of the old session).
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from typing import Any, Final
 
-from doomloop_kit.vectorset import files as vformat
-from doomloop_kit.vectorset import oracle
-from doomloop_kit.vectorset.transcripts import compare_transcripts
+from doomloop_kit.vectorset.files import Step, Vector
+from doomloop_kit.vectorset.vocabulary import RESUME_OP
 
+from .judge import HarnessSide, expectation_of, judge_step
 from .outcomes import HarnessError, Outcome, Status, WrongAnswer
 from .protocol import Connection, Exchange, HarnessFault
+from .protocol.messages import Request
 
 TRANSCRIPT_LINE_CHARS: Final = 2000
 
@@ -37,19 +36,16 @@ class _Stop(Exception):
         self.cause, self.message, self.step, self.op = cause, message, step, op
 
 
-def request_for(step: vformat.Step, session: str | None) -> dict[str, Any]:
-    """The protocol request of a step (``resume`` starts with ``getState``)."""
-    request: dict[str, Any] = {"op": "getState" if step.op == vformat.RESUME_OP else step.op}
-    if step.needs_monitor:
-        request["session"] = session
-    request.update(step.inputs)
-    return request
+def request_for(step: Step, session: str | None) -> Request:
+    """The protocol request of a step (``resume`` starts with ``getState``, PROT-18)."""
+    op = "getState" if step.op == RESUME_OP else step.op
+    return Request(op, step.inputs, session if step.needs_monitor else None)
 
 
 class VectorRun:
     """One vector's requests, answers and verdict."""
 
-    def __init__(self, harness: Connection, vector: vformat.Vector, file: str) -> None:
+    def __init__(self, harness: Connection, vector: Vector, file: str) -> None:
         self.harness = harness
         self.vector = vector
         self.file = file
@@ -60,16 +56,13 @@ class VectorRun:
         self._waiting: Exchange | None = None
         self._stop: _Stop | None = None
 
-    def _send(self, request: dict[str, Any]) -> Exchange:
+    def _send(self, request: Request) -> Exchange:
         exchange = self.harness.send(request, owner=self.vector.id)
         self.exchanges.append(exchange)
         return exchange
 
     def _create(self, state: Any) -> Exchange:
-        request: dict[str, Any] = {"op": "create", "option": self.vector.option}
-        if state is not vformat.ABSENT:
-            request["state"] = state
-        return self._send(request)
+        return self._send(Request.create(self.vector.option, state))
 
     @staticmethod
     def _session_of(exchange: Exchange) -> str:
@@ -144,20 +137,10 @@ class VectorRun:
         found: list[dict[str, Any] | None] = []
         for step, exchange in zip(self.vector.steps, self.step_exchange, strict=True):
             response = None if exchange is None else exchange.response
-            if response is None:
-                found.append(None)
-            elif "error" not in response:
-                found.append(
-                    {"result": oracle.normative(_answering_op(step.op), response["result"])}
-                )
-            elif _expected_outcome(response["error"], step.op, step.expect):
-                error = response["error"]
-                found.append(oracle.error_expectation(error["code"], error["message"]))
-            else:
-                found.append(None)
+            found.append(None if response is None else expectation_of(step, response))
         return found
 
-    def judge(self, vector: vformat.Vector) -> Outcome:
+    def judge(self, vector: Vector) -> Outcome:
         """This finished run judged against the expectations of ``vector`` instead.
 
         ``vector`` has the same steps and inputs, other expectations (for
@@ -193,13 +176,13 @@ class VectorRun:
                 step = steps[index]
                 last = self.step_exchange[index] = self._send(request_for(step, session))
                 index += 1
-                if step.op == vformat.RESUME_OP:
+                if step.op == RESUME_OP:
                     break
-            if session is not None and index == len(steps) and steps[-1].op != vformat.RESUME_OP:
+            if session is not None and index == len(steps) and steps[-1].op != RESUME_OP:
                 last = self._close(session)
             assert last is not None
             yield last
-            if steps[index - 1].op == vformat.RESUME_OP:
+            if steps[index - 1].op == RESUME_OP:
                 response = self.step_exchange[index - 1].response  # type: ignore[union-attr]
                 assert response is not None
                 if "error" in response:
@@ -217,7 +200,7 @@ class VectorRun:
                 yield closing
 
     def _close(self, session: str) -> Exchange:
-        exchange = self._send({"op": "close", "session": session})
+        exchange = self._send(Request.close(session))
         self.closes.append(exchange)
         return exchange
 
@@ -228,49 +211,25 @@ class VectorRun:
             exchange = self.step_exchange[index]
             if exchange is None or exchange.response is None:
                 break
-            response = exchange.response
-            op = step.op
-            if "error" in response:
-                code, message = response["error"]["code"], response["error"]["message"]
-                if not _expected_outcome(response["error"], op, step.expect):
-                    return self._errored(f"error-{code}", message, [], index, op)
-                reason = _error_mismatch(step.expect, code, message)
-                if reason is None:
-                    continue
-                return self._failed(
+            problem = judge_step(step, exchange.response)
+            if isinstance(problem, HarnessSide):
+                return self._errored(problem.cause, problem.message, [], index, step.op)
+            if problem is not None:
+                wrong = WrongAnswer(
                     index,
-                    op,
-                    "$",
-                    reason,
-                    step.expect.get("result", step.expect),
-                    {"error": code, "message": message},
-                    exchange,
+                    step.op,
+                    problem.path,
+                    problem.reason,
+                    problem.expected,
+                    problem.actual,
+                    problem.count,
                 )
-            result = oracle.normative(_answering_op(op), response["result"])
-            if step.expects_error is not None:
-                return self._failed(
-                    index,
-                    op,
-                    "$",
-                    f"expected error {step.expects_error}, got a result",
-                    {"error": step.expects_error},
-                    result,
-                    exchange,
-                )
-            if _same_text(step.expected_result, result):
-                continue  # identical JSON text: equal by the comparison rule, no need to walk
-            differences = _differences(step, result)
-            if differences:
-                first = differences[0]
-                return self._failed(
-                    index,
-                    op,
-                    first.path,
-                    first.reason,
-                    first.expected,
-                    first.actual,
-                    exchange,
-                    len(differences),
+                return Outcome(
+                    self.vector,
+                    self.file,
+                    Status.FAILED,
+                    wrong_answer=wrong,
+                    transcript=self._transcript(exchange),
                 )
         for closing in self.closes:
             answer = closing.response
@@ -290,26 +249,6 @@ class VectorRun:
             if exchange is upto:
                 break
         return tuple(lines)
-
-    def _failed(
-        self,
-        index: int,
-        op: str,
-        path: str,
-        reason: str,
-        expected: Any,
-        actual: Any,
-        exchange: Exchange,
-        count: int = 1,
-    ) -> Outcome:
-        wrong = WrongAnswer(index, op, path, reason, expected, actual, count)
-        return Outcome(
-            self.vector,
-            self.file,
-            Status.FAILED,
-            wrong_answer=wrong,
-            transcript=self._transcript(exchange),
-        )
 
     def _errored(
         self,
@@ -332,72 +271,12 @@ class VectorRun:
         )
 
 
-def _answering_op(op: str) -> str:
-    """The operation whose answer a step's result is (``resume`` is answered by ``getState``)."""
-    return "getState" if op == vformat.RESUME_OP else op
-
-
-def _differences(step: vformat.Step, result: Any) -> list[vformat.Difference]:
-    """The comparison rule of a step: an engine transcript's, by its partial order
-    (spec/vectors.md#engine-vectors, ENG-139), for ``runScenario``; else the vector
-    comparison rule."""
-    if step.op == vformat.ENGINE_OP:
-        return compare_transcripts(
-            step.expected_result, result, step.expect.get(oracle.ENGINE_ORDER)
-        )
-    return vformat.compare(step.expected_result, result)
-
-
-def _same_text(expected: Any, actual: Any) -> bool:
-    """A fast sufficient test of equality: the same sorted JSON text.
-
-    Equal text implies equal values under the vector comparison rule (same
-    numbers, same code units, same members); unequal text proves nothing (3
-    vs 3.0), so :func:`~doomloop_kit.vectorset.files.compare` decides then.
-    """
-    try:
-        return _sorted_text(expected) == _sorted_text(actual)
-    except (TypeError, ValueError, RecursionError):
-        return False
-
-
-_SORTED_ENCODER: Final = json.JSONEncoder(sort_keys=True, separators=(",", ":"))
-
-
-def _sorted_text(value: Any) -> str:
-    return _SORTED_ENCODER.encode(value)
-
-
 def _clip(text: str) -> str:
     if len(text) <= TRANSCRIPT_LINE_CHARS:
         return text
     return text[: TRANSCRIPT_LINE_CHARS - 20] + f"... ({len(text)} chars)"
 
 
-def run_vector(harness: Connection, vector: vformat.Vector, file: str) -> Outcome:
+def run_vector(harness: Connection, vector: Vector, file: str) -> Outcome:
     """Run one vector on a live harness (raises nothing the harness can cause)."""
     return VectorRun(harness, vector, file).run()
-
-
-def _expected_outcome(error: Mapping[str, Any], op: str, expect: Mapping[str, Any]) -> bool:
-    """An error that is an outcome of the operation, compared like a result (PROT-20);
-    ``bad-request`` too where the step expects it (an undecodable tagged value, PROT-40).
-    A ``resume`` step has none."""
-    code = error["code"]
-    comparable = code in oracle.EXPECTED_ERRORS or (
-        code == oracle.UNDECODABLE and expect.get("error") == code
-    )
-    return comparable and op != vformat.RESUME_OP
-
-
-def _error_mismatch(expect: Mapping[str, Any], code: str, message: str) -> str | None:
-    """Why an expected-outcome error (PROT-20, PROT-23) does not meet ``expect``;
-    None when it does. A canonicalization message is compared when the vector
-    gives one (PROT-22)."""
-    if "error" not in expect:
-        return f"expected a result, got error {code}"
-    if expect["error"] != code:
-        return f"expected error {expect['error']}, got error {code}"
-    if "message" in expect and expect["message"] != message:
-        return f"different {code} message"
-    return None

@@ -12,7 +12,6 @@ import argparse
 import math
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any
 
 from . import interrupts
 from .protocol import (
@@ -23,6 +22,7 @@ from .protocol import (
     HarnessFault,
     ProtocolMismatch,
 )
+from .protocol.messages import HelloResult
 
 
 def positive_seconds(text: str) -> float:
@@ -138,7 +138,7 @@ class Supervisor:
         self.known_features = frozenset(known_features)
         self.warn = warn
         self.connection: Connection | None = None
-        self.hello: dict[str, Any] = {}
+        self.hello: HelloResult | None = None
         self.features: frozenset[str] = frozenset()
         self.restarts = 0
 

@@ -13,8 +13,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import cast
 
+from doomloop_kit.jsvalue.utf16 import JS_WHITESPACE
 from doomloop_kit.reference import UNDEFINED, LoopKeyResolution, resolve_loop_key_material
-from doomloop_kit.reference.utf16 import JS_WHITESPACE
 
 from .loop_key_functions import ResolutionFault, build_loop_key
 from .scenario import ToolSpec

@@ -23,11 +23,11 @@ from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
+from doomloop_kit.jsvalue.jsjson import stringify
+from doomloop_kit.jsvalue.utf16 import JS_WHITESPACE
 from doomloop_kit.reference import UNDEFINED
-from doomloop_kit.reference.utf16 import JS_WHITESPACE
 
 from .errors import ScenarioError
-from .jsjson import stringify
 
 _TRANSFORMS: dict[str, Callable[[str], str]] = {
     "trim": lambda text: text.strip(JS_WHITESPACE),  # JS trim (TXT-04)

@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import Enum
 
+from doomloop_kit.jsvalue.jsjson import stringify
 from doomloop_kit.reference import UNDEFINED
 
 from . import texts
@@ -17,7 +18,6 @@ from .detection import PROCEED, Detection
 from .errors import OutsideDomain
 from .hooks import Hooks
 from .identity import Call, Malformed
-from .jsjson import stringify
 from .scenario import Scenario, ToolSpec
 from .transcript import Execution
 
@@ -37,7 +37,7 @@ class BatchKind(Enum):
 
 
 @dataclass(frozen=True)
-class Outcome:
+class CallOutcome:
     """What became of one call of a batch.
 
     ``output`` is the body's result when it ran; ``error`` the error text of
@@ -101,7 +101,7 @@ class RoundRunner:
         self._executions = executions
         self._concurrent_batches = 0
 
-    def run(self, calls: list[Call], kind: BatchKind) -> list[Outcome]:
+    def run(self, calls: list[Call], kind: BatchKind) -> list[CallOutcome]:
         """Open a round (when detection is on) and run its calls in order (ENG-31, ENG-52).
 
         The calls are run one after another, which is one of the orders a
@@ -120,22 +120,22 @@ class RoundRunner:
         self._hooks.slot = None
         return outcomes
 
-    def _one(self, call: Call, kind: BatchKind) -> Outcome:
+    def _one(self, call: Call, kind: BatchKind) -> CallOutcome:
         tool = self._scenario.tool(call.name)
         if tool is None or not tool.executable:
             if kind is BatchKind.APPROVED:
-                return Outcome(call, error=texts.NOT_EXECUTABLE)  # ENG-163 step 2
-            return Outcome(call, answered=False)  # ENG-44: no checkpoint
+                return CallOutcome(call, error=texts.NOT_EXECUTABLE)  # ENG-163 step 2
+            return CallOutcome(call, answered=False)  # ENG-44: no checkpoint
         if isinstance(call.arguments, Malformed):
             if self._detection is not None:
                 self._detection.check_malformed(call, call.arguments.raw)  # ENG-45
-            return Outcome(call, error=texts.malformed_arguments(call.name, call.arguments.raw))
+            return CallOutcome(call, error=texts.malformed_arguments(call.name, call.arguments.raw))
         decision = self._detection.check_call(call) if self._detection is not None else PROCEED
         if decision.blocks:  # ENG-78, ENG-83
-            return Outcome(call, error=decision.message or texts.block_fallback(call.name))
+            return CallOutcome(call, error=decision.message or texts.block_fallback(call.name))
         return self._execute(call, tool, kind)
 
-    def _execute(self, call: Call, tool: ToolSpec, kind: BatchKind) -> Outcome:
+    def _execute(self, call: Call, tool: ToolSpec, kind: BatchKind) -> CallOutcome:
         """``PreToolUse``, then the HITL pause or the body and its ``Post*`` event
         (ENG-140, ENG-165, ENG-21); no tool hook for arguments that are not an object
         (ENG-140)."""
@@ -144,7 +144,7 @@ class RoundRunner:
         if hooked:
             self._hooks.emit("PreToolUse", payload)
         if tool.kind == "hitl" and kind is BatchKind.NORMAL:
-            return Outcome(call, answered=False, hitl=True)  # ENG-165: the handler pauses
+            return CallOutcome(call, answered=False, hitl=True)  # ENG-165: the handler pauses
         if tool.kind == "hitl" and tool.result is None:
             raise OutsideDomain(  # ENG-151: the SDK reads the null result as "pause again"
                 f"approved call {call.call_id!r} of a hitl tool whose body returns null"
@@ -157,7 +157,7 @@ class RoundRunner:
         if tool.fails is not None:
             if hooked:
                 self._hooks.emit("PostToolUseFailure", {**payload, "error": tool.fails})
-            return Outcome(call, error=tool.fails)
+            return CallOutcome(call, error=tool.fails)
         if hooked:
             self._hooks.emit("PostToolUse", payload)
-        return Outcome(call, output=tool.result)
+        return CallOutcome(call, output=tool.result)

@@ -11,8 +11,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import Enum
 
+from doomloop_kit.jsvalue.jsjson import stringify
+from doomloop_kit.jsvalue.values import truthy
 from doomloop_kit.reference import UNDEFINED, DoomLoopMonitor, messages, resolve_doom_loop_option
-from doomloop_kit.reference.jsvalues import truthy
 
 from . import errors, texts
 from .actions import Actions
@@ -30,8 +31,7 @@ from .errors import OutsideDomain, RunFailed
 from .escalation import apply_overrides
 from .hooks import Hooks
 from .identity import Call, IdentityResolver
-from .jsjson import stringify
-from .rounds import BatchKind, Outcome, RoundRunner, function_call_output, unsent_output_item
+from .rounds import BatchKind, CallOutcome, RoundRunner, function_call_output, unsent_output_item
 from .scenario import RunSpec, Scenario
 from .tool_choice import ToolChoicePolicy
 from .transcript import Dispatch, Execution, RunEnd, RunTranscript
@@ -235,7 +235,7 @@ class Run:
             self._take_response(response, checked=False)
         self._finish(response, reason)
 
-    def _seal(self, response: Response, outcomes: list[Outcome]) -> None:
+    def _seal(self, response: Response, outcomes: list[CallOutcome]) -> None:
         """Give every call whose id has no output yet the halt output (ENG-85, ENG-106)."""
         verdict = self._stop_verdict()
         message = verdict.get("message") if isinstance(verdict, Mapping) else None
@@ -248,7 +248,7 @@ class Run:
             self.state.messages.extend(seals)
             self._save()
 
-    def _halt(self, response: Response, outcomes: list[Outcome]) -> None:
+    def _halt(self, response: Response, outcomes: list[CallOutcome]) -> None:
         """Leave through a stop gate: seal, then end with doom_loop (ENG-85, ENG-86, ENG-166)."""
         self._seal(response, outcomes)
         self._finish(response, "doom_loop")
@@ -373,7 +373,7 @@ class Run:
             response = self._dispatch(DispatchKind.FOLLOW_UP, self.input)
             self._take_response(response)
 
-    def _normal_round(self, calls: list[Call]) -> tuple[list[Outcome], list[dict[str, object]]]:
+    def _normal_round(self, calls: list[Call]) -> tuple[list[CallOutcome], list[dict[str, object]]]:
         """Run a normal round and save its outputs in call order (ENG-162 steps 6-7)."""
         outcomes = self.rounds.run(calls, BatchKind.NORMAL)
         self.steps += 1
@@ -383,7 +383,7 @@ class Run:
         return outcomes, outputs
 
     def _round_paused(
-        self, response: Response, outcomes: list[Outcome], *, client_tools: bool = True
+        self, response: Response, outcomes: list[CallOutcome], *, client_tools: bool = True
     ) -> bool:
         """HITL, then client-tools pauses, both before the stop gate (ENG-162 step 8, EQ-02);
         the ``stopWhen`` round pauses for HITL only (ENG-147)."""
@@ -508,7 +508,7 @@ class Run:
         self._first_response(self._dispatch(DispatchKind.RESUME, self.input))
 
 
-def _without_output(calls: list[Call], outcomes: list[Outcome]) -> list[Call]:
+def _without_output(calls: list[Call], outcomes: list[CallOutcome]) -> list[Call]:
     """The calls whose call id no output of the round answers (ENG-150: by id, so a
     call sharing its id with an answered call counts as answered)."""
     answered = {outcome.call.call_id for outcome in outcomes if outcome.answered}

@@ -8,9 +8,9 @@ A *transcript* is a plain dict (tagged JSON throughout)::
 
 Its steps carry inputs but no expectations. :func:`expectations` runs them
 through :mod:`~doomloop_kit.vectorset.oracle` and returns, per step,
-``{"result": oracle.normative(op, result)}`` or ``{"error": code}``;
+``{"result": normative(op, result)}`` or ``{"error": code}``;
 :func:`build_vector` wraps that into a :class:`~.format.Vector` with its
-features computed by ``wire.features_of`` over every input. Expected results
+features computed by ``vocabulary.features_of`` over every input. Expected results
 are never typed by hand: this module is the only place they come from.
 """
 
@@ -21,24 +21,29 @@ import json
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from doomloop_kit.reference import wire
 from doomloop_kit.vectorset import oracle
-from doomloop_kit.vectorset.files import (
-    ABSENT,
+from doomloop_kit.vectorset.expectations import error_expectation, normative
+from doomloop_kit.vectorset.files import ABSENT, Step, Vector
+from doomloop_kit.vectorset.vocabulary import (
     ENGINE_FEATURE,
     ENGINE_OP,
+    EXPECTED_ERRORS,
     FUNCTION_OPS,
+    MEMBER_RULES,
     MONITOR_OPS,
+    OP_FEATURES,
     RESUME_OP,
-    Step,
-    Vector,
+    OpError,
+    UndecodableInput,
+    features_of,
+    uses_js_coercion,
 )
 
 Transcript = Mapping[str, Any]
 """``{"option"?, "initialState"?, "steps": [...]}`` -- see the module docstring."""
 
 
-DECLARED_ONLY_FEATURES = oracle.MEMBER_RULES
+DECLARED_ONLY_FEATURES = MEMBER_RULES
 """Features that mark an expectation rather than an input encoding (spec CONF-11)."""
 
 
@@ -58,9 +63,9 @@ def _inputs(step: Mapping[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in step.items() if k not in ("op", "expect")}
 
 
-def expected_error(error: oracle.OpError) -> dict[str, Any]:
+def expected_error(error: OpError) -> dict[str, Any]:
     """The expectation of a step that fails with an expected outcome (spec/vectors.md#expect)."""
-    return oracle.error_expectation(error.code, str(error))
+    return error_expectation(error.code, str(error))
 
 
 def expectations(transcript: Transcript, features: Iterable[str] = ()) -> list[dict[str, Any]]:
@@ -81,7 +86,7 @@ def expectations(transcript: Transcript, features: Iterable[str] = ()) -> list[d
             request["state"] = transcript["initialState"]
         try:
             monitor = oracle.create_monitor(request)
-        except oracle.OpError as error:
+        except OpError as error:
             raise BuildError(f"cannot create the monitor: {error}") from error
     result_list: list[dict[str, Any]] = []
     for index, step in enumerate(steps):
@@ -98,14 +103,12 @@ def expectations(transcript: Transcript, features: Iterable[str] = ()) -> list[d
                 result = function_ops[op](step)
             else:
                 raise BuildError(f"step {index}: unknown op {op!r}")
-        except oracle.OpError as error:
-            if error.code not in oracle.EXPECTED_ERRORS and not isinstance(
-                error, oracle.UndecodableInput
-            ):
+        except OpError as error:
+            if error.code not in EXPECTED_ERRORS and not isinstance(error, UndecodableInput):
                 raise BuildError(f"step {index} ({op}): {error.code}: {error}") from error
             result_list.append(expected_error(error))
             continue
-        result_list.append({"result": oracle.normative(op, result)})
+        result_list.append({"result": normative(op, result)})
     return result_list
 
 
@@ -114,26 +117,26 @@ def features_of_transcript(transcript: Transcript) -> list[str]:
     found: set[str] = set()
     for name in ("option", "initialState"):
         if name in transcript:
-            found |= wire.features_of(transcript[name])
-    if "option" in transcript and wire.uses_js_coercion(
+            found |= features_of(transcript[name])
+    if "option" in transcript and uses_js_coercion(
         {"op": "create", "option": transcript["option"]}
     ):
         found.add("js-coercion")
     for step in transcript["steps"]:
         if step["op"] == ENGINE_OP:  # a plain-JSON scenario: no tagged value in it
-            found |= {ENGINE_FEATURE} | (wire.features_of(step["scenario"]) & PLAIN_JSON_FEATURES)
+            found |= {ENGINE_FEATURE} | (features_of(step["scenario"]) & PLAIN_JSON_FEATURES)
             continue
         for value in _inputs(step).values():
-            found |= wire.features_of(value)
-        if wire.uses_js_coercion(step):
+            found |= features_of(value)
+        if uses_js_coercion(step):
             found.add("js-coercion")
-        if step["op"] in wire.OP_FEATURES:
-            found.add(wire.OP_FEATURES[step["op"]])
+        if step["op"] in OP_FEATURES:
+            found.add(OP_FEATURES[step["op"]])
     return sorted(found)
 
 
 def features_of_vector(vector: Vector) -> list[str]:
-    """The features field a vector must carry: wire.features_of over its inputs."""
+    """The features field a vector must carry: :func:`features_of` over its inputs."""
     return features_of_transcript(vector.transcript())
 
 

@@ -26,6 +26,7 @@ from typing import Any
 from doomloop_kit.engine import OutsideDomain, Scenario, run_scenario
 from hypothesis.strategies import DrawFn, SearchStrategy, composite
 
+from .curated.engine.builders import call, text, turn
 from .strategies import Family, st
 
 JsonObject = dict[str, Any]
@@ -133,25 +134,6 @@ UNICODE_OBJECTS = (
 )
 """Well-formed objects at the Unicode and number edges: lone surrogates, composed and
 decomposed forms, line separators, NUL, ``__proto__``, repeated members, ``1.0``, ``-0``."""
-
-
-def call(name: str, raw: str, call_id: str) -> JsonObject:
-    """A ``function_call`` item with its raw argument string (§15.1.4)."""
-    return {"type": "function_call", "name": name, "arguments": raw, "callId": call_id}
-
-
-def text(content: str) -> JsonObject:
-    """An assistant message item with one ``output_text`` part."""
-    return {
-        "type": "message",
-        "role": "assistant",
-        "content": [{"type": "output_text", "text": content}],
-    }
-
-
-def turn(*items: JsonObject) -> JsonObject:
-    """One scripted response."""
-    return {"output": list(items)}
 
 
 STUCK = " ".join(["I am stuck."] * 4)

@@ -1,7 +1,7 @@
 """``doomloop-kit vectors regenerate``: rebuild every vector file deterministically.
 
 The curated files come from :mod:`~doomloop_kit.generators.curated` and
-:mod:`~doomloop_kit.generators.engine_curated`, the generated ones from
+:mod:`~doomloop_kit.generators.curated.engine`, the generated ones from
 :mod:`~doomloop_kit.generators.strategies` and, when it exists,
 :mod:`~doomloop_kit.generators.engine_families` (files ``engine-<family>``),
 drawn by Hypothesis with a fixed seed per family (no database, generate
@@ -48,7 +48,8 @@ from doomloop_kit.vectorset.files import (
 from hypothesis import HealthCheck, Phase, Verbosity, given, settings
 from hypothesis import seed as hypothesis_seed
 
-from . import build, curated, engine_curated, strategies
+from . import build, curated, strategies
+from .curated.engine.vectors import engine_files, slug
 from .reproducible import seed_only
 
 GENERATOR_VERSION = "5"
@@ -226,7 +227,7 @@ def generated_engine_file(family: DrawnFamily, count: int) -> VectorFile:
     name = engine_family_name(family.name)
     vectors = []
     for shape, scenario in draw_pairs(family.strategy(), count, family.seed, _scenario_hash):
-        tag = engine_curated.slug(shape)
+        tag = slug(shape)
         vectors.append(
             build.build_engine_vector(
                 f"{name}/{tag}-{_scenario_hash(scenario)}",
@@ -252,7 +253,7 @@ def all_files(counts: Mapping[str, int]) -> list[VectorFile]:
     engine = engine_families()
     return [
         *curated_files(),
-        *engine_curated.curated_files(),
+        *engine_files(),
         *(generated_file(name, counts[name]) for name in strategies.FAMILIES),
         *(
             generated_engine_file(family, counts[engine_family_name(name)])

@@ -1,7 +1,9 @@
-"""Small constructors for transcript steps (inputs only, tagged JSON).
+"""Small constructors for transcript steps (inputs only, tagged JSON), and for the
+curated scenarios made of them.
 
 Shared by the curated scenarios and the Hypothesis strategies so that both
-spell steps the same way. Nothing here computes an expectation.
+spell steps and tags the same way; :func:`scenario` is the one shape of a
+curated scenario. Nothing here computes an expectation.
 """
 
 from __future__ import annotations
@@ -9,7 +11,14 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from doomloop_kit.vectorset.files import ABSENT
+
 Step = dict[str, Any]
+
+Scenario = dict[str, Any]
+"""A curated scenario: ``name``, ``description`` (the fact it pins), ``spec``, ``tags``,
+the transcript members ``option`` / ``initialState`` / ``steps``, and the features no
+input reveals (``extraFeatures``, CONF-13)."""
 
 UNDEFINED: Any = {"$js": "undefined"}
 NAN: Any = {"$js": "number", "value": "NaN"}
@@ -41,6 +50,21 @@ def throws(message: str) -> Any:
     return {"$js": "function", "throws": message}
 
 
+def anchor(name: object, value: Any) -> Any:
+    """``value`` (an array or object), named ``name`` for later aliases (PROT-33)."""
+    return {"$js": "anchor", "name": name, "value": value}
+
+
+def alias(name: object) -> Any:
+    """The very object the earlier anchor ``name`` decoded to (PROT-33)."""
+    return {"$js": "alias", "name": name}
+
+
+def bound(name: object) -> Any:
+    """The object the session bound to ``name`` (PROT-37)."""
+    return {"$js": "bound", "name": name}
+
+
 def declare(round: float, calls: Iterable[tuple[str, Any]]) -> Step:
     return {
         "op": "declareRound",
@@ -54,6 +78,16 @@ def record(tool: str, key: Any, round: float, **options: Any) -> Step:
     if options:
         step["options"] = options
     return step
+
+
+def bind(name: str, value: Any) -> Step:
+    """Hold ``value`` in the session under ``name`` (PROT-36)."""
+    return {"op": "bindObject", "name": name, "value": value}
+
+
+def set_member(name: str, path: list[str | int], value: Any) -> Step:
+    """JS assignment into the object bound to ``name`` (PROT-38)."""
+    return {"op": "setMember", "name": name, "path": path, "value": value}
 
 
 def text(value: str) -> Step:
@@ -116,3 +150,28 @@ def path_rounds(
             start + offset, [(tool, {"path": p}) for p in paths], declared=declared
         )
     return steps
+
+
+def scenario(
+    name: str,
+    pins: str,
+    spec: Sequence[str],
+    steps: Sequence[Step],
+    *,
+    tags: Sequence[str] = (),
+    option: Any = ABSENT,
+    initial_state: Any = ABSENT,
+    extra_features: Sequence[str] = (),
+) -> Scenario:
+    """One curated scenario: its vector ``<family>/<name>`` pins one fact, ``pins``,
+    citing the statements ``spec``. ``option`` is left out for a vector without a
+    monitor step; ``extra_features`` are the declared-only features (CONF-13)."""
+    entry: Scenario = {"name": name, "description": pins, "spec": list(spec), "tags": list(tags)}
+    if option is not ABSENT:
+        entry["option"] = option
+    if initial_state is not ABSENT:
+        entry["initialState"] = initial_state
+    entry["steps"] = list(steps)
+    if extra_features:
+        entry["extraFeatures"] = list(extra_features)
+    return entry

@@ -38,6 +38,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from doomloop_kit.vectorset import oracle
+from doomloop_kit.vectorset.vocabulary import OpError
 from hypothesis import strategies as _st
 
 from .steps import (
@@ -524,7 +525,7 @@ def resume_transcripts(draw: st.DrawFn) -> tuple[str, Transcript]:
 
 
 def _apply(monitor: Any, step: dict[str, Any]) -> None:
-    with contextlib.suppress(oracle.OpError):
+    with contextlib.suppress(OpError):
         oracle.MONITOR_OPS[step["op"]](monitor, step)
 
 

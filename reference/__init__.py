@@ -6,6 +6,8 @@ with Pythonic names; every result object has ``to_json()`` giving the wire
 shape (camelCase keys).
 """
 
+from doomloop_kit.jsvalue.values import UNDEFINED, JsBigInt, JsFunction
+
 from .canonical import (
     MAX_CANONICALIZE_DEPTH,
     CanonicalizationError,
@@ -25,7 +27,6 @@ from .config import (
     resolve_doom_loop_option,
 )
 from .fingerprint import fingerprint_key_material, fingerprint_tool_call
-from .jsvalues import UNDEFINED, JsBigInt, JsFunction
 from .ladder import Action, resolve_ladder_action
 from .loop_keys import LoopKeyResolution, resolve_loop_key_material
 from .monitor import DoomLoopMonitor, ToolCall

@@ -8,21 +8,28 @@ closes its measured gaps explicitly:
 * member order: by UTF-16 code units, also for keys holding lone surrogates;
 * integers beyond the double range: an error here, as JS sees Infinity;
 * the nesting limit, circular references and the JS-only values of
-  :mod:`.jsvalues`, which ``jcs`` knows nothing about.
+  :mod:`doomloop_kit.jsvalue.values`, which ``jcs`` knows nothing about.
 """
 
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Mapping, Sequence
 from enum import Enum
 from typing import Final
 
 import jcs  # type: ignore[import-untyped]
+from doomloop_kit.jsvalue import utf16
+from doomloop_kit.jsvalue.values import (
+    UNDEFINED,
+    JsBigInt,
+    JsFunction,
+    is_number,
+    number_to_string,
+    to_double,
+)
 
-from . import messages, utf16
-from .jsvalues import UNDEFINED, JsBigInt, JsFunction, is_number, number_to_string, to_double
+from . import messages
 
 MAX_CANONICALIZE_DEPTH: Final = 64
 """Deepest accepted nesting; the root is depth 0 (CAN-15, CAN-16)."""
@@ -56,22 +63,11 @@ class CanonicalizationError(ValueError):
         self.detail = detail
 
 
-_SURROGATE_SPLIT: Final = re.compile("([\ud800-\udfff])")
-
-
 def _string(text: str) -> str:
-    """A JSON string literal exactly as ``JSON.stringify`` writes it (CAN-06, CAN-25..CAN-28)."""
-    text = utf16.normalize(text)
-    if not utf16.has_lone_surrogate(text):
-        result: str = jcs.canonicalize(text, utf8=False)
-        return result
-    parts: list[str] = []
-    for piece in _SURROGATE_SPLIT.split(text):
-        if _SURROGATE_SPLIT.fullmatch(piece):
-            parts.append(f"\\u{ord(piece):04x}")
-        elif piece:
-            parts.append(jcs.canonicalize(piece, utf8=False)[1:-1])
-    return '"' + "".join(parts) + '"'
+    """A JSON string literal exactly as ``JSON.stringify`` writes it (CAN-06, CAN-25..CAN-28):
+    RFC 8785's escapes, and a lone surrogate as ``\\udxxx`` (CAN-26)."""
+    literal: str = jcs.canonicalize(utf16.normalize(text), utf8=False)
+    return utf16.escape_lone_surrogates(literal)
 
 
 def _number(value: int | float) -> str:

@@ -11,8 +11,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Final, Literal
 
+from doomloop_kit.jsvalue.values import UNDEFINED, JsTypeError, finite_number, js_floor
+
 from . import messages
-from .jsvalues import UNDEFINED, JsTypeError, finite_number, js_floor
 
 Rung = Literal["observe", "steer", "escalate", "block", "stop"]
 RUNGS: Final[tuple[Rung, ...]] = ("observe", "steer", "escalate", "block", "stop")
@@ -251,7 +252,7 @@ def resolve_doom_loop_option(option: object = UNDEFINED) -> OptionResolution:
     """Resolve the ``doomLoop`` option (CFG-03..CFG-05, CFG-40, CFG-41).
 
     Absent (undefined) or ``False`` turn detection off (config None); ``None``
-    (JS null) throws :class:`~.jsvalues.JsTypeError`; ``True`` means all
+    (JS null) throws :class:`~doomloop_kit.jsvalue.values.JsTypeError`; ``True`` means all
     defaults; an object is read member by member; any other value is read as
     an empty object. The reference reads ladder, text, escalation in that
     order; which TypeError a doubly-null option names is not specified (CFG-42).

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import hashlib
 
-from . import utf16
+from doomloop_kit.jsvalue import utf16
+
 from .canonical import canonicalize
 
 

@@ -9,12 +9,13 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Final, Literal
 
+from doomloop_kit.jsvalue.values import UNDEFINED, JsBigInt, JsFunction, is_number
+
 from . import messages
-from .jsvalues import UNDEFINED, JsBigInt, JsFunction, is_number
 
 LoopKeyFunction = Callable[[Mapping[str, object]], object]
 """A loop-key function. It returns key material; ``None`` (JS null) exempts
-the call; :data:`~.jsvalues.UNDEFINED` ("returned nothing") and raising fall
+the call; :data:`~doomloop_kit.jsvalue.values.UNDEFINED` ("returned nothing") and raising fall
 back to the full arguments (KEY-12)."""
 
 Presence = Literal["own", "in"]
@@ -99,7 +100,7 @@ def resolve_loop_key_material(
 ) -> LoopKeyResolution:
     """Resolve a tool's ``loopKey`` declaration against one call's arguments (KEY-05..KEY-14).
 
-    ``loop_key`` is :data:`~.jsvalues.UNDEFINED` when the tool declares
+    ``loop_key`` is :data:`~doomloop_kit.jsvalue.values.UNDEFINED` when the tool declares
     nothing, ``False`` to exempt the tool, a list of field names, or a
     :data:`LoopKeyFunction`; anything else falls back.
     """

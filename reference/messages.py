@@ -12,7 +12,7 @@ import re
 from collections.abc import Sequence
 from typing import Final
 
-from .jsvalues import js_string, number_to_string
+from doomloop_kit.jsvalue.values import js_string, number_to_string
 
 # -- configuration warnings (CFG-34..CFG-38) -------------------------------------
 

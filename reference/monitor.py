@@ -11,11 +11,12 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
+from doomloop_kit.jsvalue.values import UNDEFINED, increment, to_double, truthy
+
 from . import messages
 from .canonical import CanonicalizationError
 from .config import ResolvedConfig, TextOptions
 from .fingerprint import fingerprint_key_material, fingerprint_tool_call
-from .jsvalues import UNDEFINED, increment, to_double, truthy
 from .ladder import ACTION_STRENGTH, resolve_ladder_action
 from .state import MonitorState, TextStreak, ToolEntry, parse_state, serialize_state
 from .text import detect_text_repetition, normalize_text
@@ -59,7 +60,7 @@ class DoomLoopMonitor:
     ) -> None:
         """Build a monitor; with ``initial_state`` it is construct-then-restore (MON-05, MON-06).
 
-        Leave ``initial_state`` out (:data:`~.jsvalues.UNDEFINED`) for a fresh
+        Leave ``initial_state`` out (:data:`~doomloop_kit.jsvalue.values.UNDEFINED`) for a fresh
         monitor; any other value, JSON ``null`` included, is restored. ``warn``
         receives the monitor's logs with the arguments JS ``console.warn``
         gets (MON-62, STATE-34); by default they are dropped.

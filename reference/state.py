@@ -12,8 +12,8 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Final
 
-from . import utf16
-from .jsvalues import finite_number, js_floor, plain_number
+from doomloop_kit.jsvalue import utf16
+from doomloop_kit.jsvalue.values import finite_number, js_floor, plain_number
 
 MAX_RESTORED_STREAK: Final = 1_000_000
 """A restored tool streak is clamped into [1, 1,000,000] (STATE-21)."""

@@ -6,9 +6,8 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from . import utf16
-from .config import DEFAULT_TEXT_OPTIONS
-from .jsvalues import (
+from doomloop_kit.jsvalue import utf16
+from doomloop_kit.jsvalue.values import (
     UNDEFINED,
     max_of,
     min_of,
@@ -16,6 +15,8 @@ from .jsvalues import (
     to_number,
     to_numeric,
 )
+
+from .config import DEFAULT_TEXT_OPTIONS
 
 CODE_UNITS_PER_WINDOW_TOKEN = 64
 """Only the last ``maxWindowTokens * 64`` code units of a text are examined (TXT-02, TXT-18)."""
@@ -108,7 +109,7 @@ def detect_text_repetition(
     ``options`` uses the wire names (``maxPeriodTokens``, ``minRepeats``,
     ``minCoveredTokens``, ``maxWindowTokens``); missing ones take defaults.
     Every option is used as a JS number (TXT-17) in the order of TXT-21; a
-    value JS cannot make a number raises :class:`~.jsvalues.JsTypeError` (TXT-23).
+    value JS cannot make a number raises :class:`~doomloop_kit.jsvalue.values.JsTypeError` (TXT-23).
     """
     options = options or {}
     max_period = _option(options, "maxPeriodTokens")

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Protocol, TextIO
 
 from doomloop_kit.conformance.protocol import DEFAULT_TIMEOUT
-from doomloop_kit.conformance.supervisor import positive_seconds
+from doomloop_kit.conformance.supervisor import positive_int, positive_seconds
 from doomloop_kit.vectorset import writing
 
 from . import examples
@@ -99,16 +99,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default="auto",
         help="a progress bar on stderr (auto: when stderr is a terminal)",
     )
-
-
-def positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a whole number of at least 1, not {text!r}")
-    return value
 
 
 class _Sink(Protocol):

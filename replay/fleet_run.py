@@ -23,7 +23,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TextIO
 
-from doomloop_kit.reference import wire
+from doomloop_kit.jsvalue import wire
 
 from . import examples
 from .executors import dask_map, local_map

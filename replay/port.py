@@ -15,13 +15,13 @@ import argparse
 import re
 from typing import Any, Final, TextIO
 
+from doomloop_kit.conformance.differential import write_vector
 from doomloop_kit.conformance.execute import run_vector
-from doomloop_kit.conformance.fuzz import write_vector
 from doomloop_kit.conformance.outcomes import Outcome, Status
 from doomloop_kit.conformance.protocol import Connection, HarnessFault, ProtocolMismatch
 from doomloop_kit.generators import build
-from doomloop_kit.reference import wire
-from doomloop_kit.vectorset import files as vformat
+from doomloop_kit.jsvalue import wire
+from doomloop_kit.vectorset.files import Vector
 
 from .options import ReplayOptions
 from .session import Session
@@ -38,7 +38,7 @@ def _slug(text: str) -> str:
 
 def make_vector(
     args: argparse.Namespace, options: ReplayOptions, steps: list[dict[str, Any]], where: str
-) -> vformat.Vector:
+) -> Vector:
     """The replay's steps as a vector of the fuzz-replay family (spec/vectors.md#vector)."""
     transcript = {"option": wire.encode(options.option), "steps": steps}
     return build.build_vector(

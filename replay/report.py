@@ -11,7 +11,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from doomloop_kit.reference import ResolvedConfig, Verdict, wire
+from doomloop_kit.jsvalue import wire
+from doomloop_kit.reference import ResolvedConfig, Verdict
 
 from .driver import (
     CallResult,

@@ -29,6 +29,7 @@ from doomloop_kit.engine.hooks import Hooks
 from doomloop_kit.engine.identity import Call as EngineCall
 from doomloop_kit.engine.identity import IdentityResolver, parse_arguments
 from doomloop_kit.engine.scenario import Scenario, ToolSpec
+from doomloop_kit.jsvalue import wire
 from doomloop_kit.reference import (
     MAX_CANONICALIZE_DEPTH,
     CallRecord,
@@ -37,7 +38,6 @@ from doomloop_kit.reference import (
     ResolvedConfig,
     ToolCall,
     Verdict,
-    wire,
 )
 
 from .events import Call, Response

@@ -9,8 +9,8 @@ from __future__ import annotations
 import json
 
 import pytest
+from doomloop_kit.jsvalue.values import JsBigInt
 from doomloop_kit.reference import DoomLoopMonitor, ToolCall, resolve_doom_loop_option
-from doomloop_kit.reference.jsvalues import JsBigInt
 
 
 def monitor() -> DoomLoopMonitor:

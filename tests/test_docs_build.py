@@ -30,6 +30,7 @@ BUILD_TIMEOUT = 600  # a guard against a hung build, not a speed target (benchma
 STATEMENT = re.compile(r'<a id="([A-Z][A-Z0-9]*-[0-9]{2,3})"></a>\*\*\1\*\*')
 HARNESS_FILES = [
     "conformance/harnesses/python_reference.py",
+    "conformance/protocol/server.py",
     "ports/typescript/src/harness.ts",
     "ports/go/cmd/doomloop-harness/main.go",
 ]
@@ -751,7 +752,7 @@ def test_engine_landing_page_renders_the_brief_example_from_the_reference(
     built: dict[str, Any],
 ) -> None:
     from doomloop_kit.engine import Scenario, run_scenario
-    from doomloop_kit.generators.engine_scenarios.brief import SCENARIOS
+    from doomloop_kit.generators.curated.engine.brief import SCENARIOS
 
     rendered = page_html(built["site"], "engine/")
     text = re.sub(r"\s+", " ", plain_text(rendered))

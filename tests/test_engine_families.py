@@ -16,13 +16,12 @@ from typing import Any
 import pytest
 from doomloop_kit.engine import Scenario, run_scenario
 from doomloop_kit.generators import engine_families
+from doomloop_kit.generators.curated.engine.builders import call, turn
 from doomloop_kit.generators.engine_families import (
     ENGINE_FAMILIES,
     ESCALATION_MODEL,
     MAX_DISPATCHES,
-    call,
     scenarios,
-    turn,
 )
 from hypothesis import given, settings
 

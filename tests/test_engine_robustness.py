@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 
 from doomloop_kit.engine import OutsideDomain, run_scenario
-from doomloop_kit.generators.engine_scenarios.build import call, text, turn
+from doomloop_kit.generators.curated.engine.builders import call, text, turn
 from hypothesis import given, reject, settings
 from hypothesis import strategies as st
 

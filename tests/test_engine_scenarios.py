@@ -1,6 +1,6 @@
 """The 58 engine scenarios of the brief's §8 over the reference engine (spec §15).
 
-Each case runs one scenario of generators/engine_scenarios/brief.py and
+Each case runs one scenario of generators/curated/engine/brief.py and
 checks every fact the brief's table says it pins; the facts and their
 expected values are written in that module from the brief, not taken from
 the engine.
@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import cast
 
 import pytest
-from doomloop_kit.generators.engine_scenarios.brief import SCENARIOS
-from doomloop_kit.generators.engine_scenarios.facts import failed_facts
+from doomloop_kit.generators.curated.engine.brief import SCENARIOS
+from doomloop_kit.generators.curated.engine.facts import failed_facts
 
 SPEC = Path(__file__).resolve().parent.parent / "spec"
 BRIEF_IDS = (
@@ -58,8 +58,8 @@ def test_every_cited_statement_exists() -> None:
 
 def test_scenarios_are_plain_json_data() -> None:
     """What a vector file will store: no code, no tuples, nothing JSON cannot carry."""
-    from doomloop_kit.generators.engine_scenarios.pins import PINS
-    from doomloop_kit.generators.engine_scenarios.statements import STATEMENTS
+    from doomloop_kit.generators.curated.engine.pins import PINS
+    from doomloop_kit.generators.curated.engine.statements import STATEMENTS
 
     for entry in [*SCENARIOS, *STATEMENTS, *PINS]:
         assert json.loads(json.dumps(entry)) == entry

@@ -1,6 +1,6 @@
 """Engine rules of the brief that its §8 table leaves without a scenario (spec §15).
 
-Each case runs one scenario of generators/engine_scenarios/statements.py or
+Each case runs one scenario of generators/curated/engine/statements.py or
 pins.py (what the engine mutation job found unpinned); its facts restate the
 brief rule it cites, not the engine's output.
 """
@@ -11,9 +11,9 @@ from collections.abc import Mapping
 from typing import cast
 
 import pytest
-from doomloop_kit.generators.engine_scenarios.facts import failed_facts
-from doomloop_kit.generators.engine_scenarios.pins import PINS
-from doomloop_kit.generators.engine_scenarios.statements import STATEMENTS
+from doomloop_kit.generators.curated.engine.facts import failed_facts
+from doomloop_kit.generators.curated.engine.pins import PINS
+from doomloop_kit.generators.curated.engine.statements import STATEMENTS
 
 
 @pytest.mark.parametrize(

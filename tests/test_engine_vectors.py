@@ -1,7 +1,7 @@
 """Engine vectors (spec/vectors.md#engine-vectors): format, facts, judging, running.
 
 The committed curated engine files must validate and carry the facts they
-pin; those facts (written by hand from the brief, generators/engine_scenarios)
+pin; those facts (written by hand from the brief, generators/curated/engine)
 must hold on the stored expectations; the regeneration must refuse an entry
 whose facts fail; the runner must judge a transcript run by run, compare
 ``warnings`` by length only, round-trip ``bad-scenario`` and skip engine
@@ -18,9 +18,15 @@ from typing import Any
 
 import pytest
 from doomloop_kit.engine import run_scenario
-from doomloop_kit.generators import build, engine_curated
-from doomloop_kit.generators.engine_scenarios.brief import SCENARIOS
-from doomloop_kit.generators.engine_scenarios.facts import check_fact
+from doomloop_kit.generators import build
+from doomloop_kit.generators.curated.engine.brief import SCENARIOS
+from doomloop_kit.generators.curated.engine.facts import check_fact
+from doomloop_kit.generators.curated.engine.vectors import (
+    BAD_INPUT,
+    _rejected,
+    engine_vector,
+    scenario_vector,
+)
 from doomloop_kit.vectorset.files import (
     Vector,
     VectorFormatError,
@@ -47,7 +53,7 @@ def test_curated_engine_files_hold_every_brief_entry_and_bad_input_case() -> Non
     scenarios = load_vector_file(SCENARIOS_FILE)
     bad_input = load_vector_file(BAD_INPUT_FILE)
     assert len(scenarios.vectors) == len(SCENARIOS) == 60
-    assert len(bad_input.vectors) == len(engine_curated.BAD_INPUT)
+    assert len(bad_input.vectors) == len(BAD_INPUT)
     for vector in [*scenarios.vectors, *bad_input.vectors]:
         assert vector.is_engine and vector.features == ["engine"], vector.id
         assert vector.facts and vector.spec, vector.id
@@ -143,24 +149,24 @@ def test_a_brief_fact_that_fails_stops_the_regeneration() -> None:
     entry: dict[str, Any] = copy.deepcopy(SCENARIOS[0])
     entry["facts"].append({"kind": "dispatches", "run": 0, "count": 99})
     with pytest.raises(build.BuildError, match=r"engine-scenarios/i-01-.*count.*99"):
-        engine_curated.scenario_vector(entry)
+        scenario_vector(entry)
 
 
 def test_a_rejection_fact_must_match_the_reference_message() -> None:
-    case = next(c for c in engine_curated.BAD_INPUT if c["name"] == "malformed-unknown-tool-kind")
+    case = next(c for c in BAD_INPUT if c["name"] == "malformed-unknown-tool-kind")
     with pytest.raises(build.BuildError, match="does not name 'tools\\[7\\]'"):
-        engine_curated.engine_vector(
+        engine_vector(
             "engine-bad-input/x",
             "d",
             ["ENG-23"],
             [],
             case["scenario"],
-            [engine_curated._rejected("tools[7]")],
+            [_rejected("tools[7]")],
         )
     with pytest.raises(build.BuildError, match="expected the error bad-scenario"):
-        engine_curated.engine_vector(
+        engine_vector(
             "engine-bad-input/y", "d", ["ENG-23"], [], {"id": "fine", "runs": []},
-            [engine_curated._rejected("runs")],
+            [_rejected("runs")],
         )  # fmt: skip
 
 
@@ -238,9 +244,9 @@ def test_engine_vectors_are_skipped_without_the_feature(
     )
     assert status == 0
     skipped = support.by_status(lines, "skipped")
-    assert len(skipped) == len(engine_curated.BAD_INPUT)
+    assert len(skipped) == len(BAD_INPUT)
     assert all(line["missingFeatures"] == ["engine"] for line in skipped)
-    assert lines[-1]["missingFeatures"] == {"engine": len(engine_curated.BAD_INPUT)}
+    assert lines[-1]["missingFeatures"] == {"engine": len(BAD_INPUT)}
 
 
 def _loose_file(tmp_path: Path, vector: dict[str, Any]) -> Path:
@@ -280,7 +286,7 @@ def test_run_scenario_answers_the_transcript_as_json_stringify_writes_it() -> No
     """PROT-31, ENG-105: plain JSON on the wire; -0 is 0 and a non-finite number is null."""
     import math
 
-    from doomloop_kit.generators.engine_scenarios.build import call, fresh, text, turn
+    from doomloop_kit.generators.curated.engine.builders import call, fresh, text, turn
     from doomloop_kit.vectorset import oracle
 
     scenario = {

@@ -224,7 +224,7 @@ class _StandInFamily:
 
 
 def _stand_in_pairs() -> Any:
-    from doomloop_kit.generators.engine_scenarios.build import fresh, text, turn
+    from doomloop_kit.generators.curated.engine.builders import fresh, text, turn
     from hypothesis import strategies as st
 
     def scenario(pair: tuple[str, int]) -> tuple[str, dict[str, Any]]:
@@ -308,12 +308,12 @@ def test_engine_families_module_is_optional(monkeypatch: pytest.MonkeyPatch) -> 
 def test_a_failing_brief_fact_fails_the_regeneration_clearly(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from doomloop_kit.generators import engine_curated
-    from doomloop_kit.generators.engine_scenarios.brief import SCENARIOS
+    from doomloop_kit.generators.curated.engine import vectors
+    from doomloop_kit.generators.curated.engine.brief import SCENARIOS
 
     entry = json.loads(json.dumps(SCENARIOS[0]))
     entry["facts"] = [{"kind": "end", "run": 0, "at": "/finalText", "equals": "not the end"}]
-    monkeypatch.setattr(engine_curated, "SCENARIOS", [entry])
+    monkeypatch.setattr(vectors, "SCENARIOS", [entry])
     root = tmp_path / "v"
     assert regenerate.run(_args(root, counts=SMALL)) == 2
     err = capsys.readouterr().err

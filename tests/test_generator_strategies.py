@@ -203,7 +203,7 @@ def _depth(value: Any) -> int:
 def test_vectors_stay_within_the_decode_depth() -> None:
     """features.md: only the wire-errors family goes past the decode limit of tags
     (PROT-41); every other vector's plain JSON is less than 200 levels deep."""
-    from doomloop_kit.reference.wire import DECODE_DEPTH_LIMIT
+    from doomloop_kit.jsvalue.wire import DECODE_DEPTH_LIMIT
 
     def deepest(family: str, inside: bool) -> int:
         return max(

@@ -2,39 +2,20 @@
 
 A corpus of lines no vector sends -- bytes that are not UTF-8, whitespace
 that is not JSON's, integers too long for Python's integer text, numbers JS
-writes in its own way -- goes to the four harnesses the kit ships: the
-Python reference harness, the Python reference through ``serve()``, the
-TypeScript harness and the Go harness. Each line is followed by a marker
-request, so that the answers to one line are told apart even when a harness
-gives none (a blank line) or two (a line split at a carriage return). Every
-harness must give the answer the statement names, and the same one: error
-code and id, or the result with its numbers' text.
+writes in its own way -- goes to every server the kit ships
+(:mod:`harnesses.servers`: the Python server core, behind every Python
+harness, the TypeScript harness and the Go harness). Every harness must give
+the answer the statement names, and the same one: error code and id, or the
+result with its numbers' text.
 """
 
 from __future__ import annotations
 
-import json
-import shlex
-import subprocess
-import sys
-from pathlib import Path
 from typing import Any
 
 import pytest
+from harnesses.servers import SERVERS, answers, departures
 
-REPO = Path(__file__).resolve().parents[1]
-GO_HARNESS = REPO / "ports" / "go" / "bin" / "doomloop-harness"
-TS_HARNESS = REPO / "ports" / "typescript" / "dist" / "harness.js"
-PYTHON = shlex.quote(sys.executable)
-
-HARNESSES = {
-    "python-reference": f"{PYTHON} -m doomloop_kit.conformance.harnesses.python_reference",
-    "python-serve": f"{PYTHON} -m doomloop_kit.conformance.harnesses.reference_port",
-    "typescript": f"node {shlex.quote(str(TS_HARNESS))}",
-    "go": shlex.quote(str(GO_HARNESS)),
-}
-
-MARKER = b'{"id":999999,"op":"canonicalize","value":0}'
 NINES = "9" * 5000  # beyond Python's 4,300-digit limit on integer text
 
 
@@ -108,69 +89,27 @@ CORPUS: list[tuple[bytes, Any]] = [
 ]
 
 
-def _normal(line: bytes) -> Any:
-    """An answer as compared: the id and error code, or the id and the result's JSON
-    text with every number as written (``"#1e+21"``) and members sorted."""
-    as_written = {"parse_int": lambda s: "#" + s, "parse_float": lambda s: "#" + s}
-    answer = json.loads(line, **as_written)  # type: ignore[arg-type]
-    ident = answer.get("id")
-    ident = int(ident[1:]) if isinstance(ident, str) else ident
-    if "error" in answer:
-        return (ident, answer["error"]["code"])
-    return (ident, "result", json.dumps(answer["result"], sort_keys=True, separators=(",", ":")))
-
-
-def _answers(command: str) -> list[list[Any]]:
-    """The answers to each corpus line (a list per line), hello left out."""
-    hello = b'{"id":0,"op":"hello","protocol":1}\n'
-    lines = hello + b"".join(line + b"\n" + MARKER + b"\n" for line, _ in CORPUS)
-    done = subprocess.run(
-        command, shell=True, input=lines, capture_output=True, timeout=120, cwd=REPO
-    )
-    assert done.returncode == 0, done.stderr.decode(errors="replace")[-2000:]
-    groups: list[list[Any]] = [[]]
-    for raw in done.stdout.split(b"\n")[1:-1]:  # a line feed ends a line; nothing else
-        if raw.startswith(b'{"id":999999') or b'"id":999999}' in raw:
-            groups.append([])
-        else:
-            groups[-1].append(_normal(raw))
-    return groups[:-1]
-
-
 @pytest.fixture(scope="module")
-def answers() -> dict[str, list[list[Any]]]:
-    assert GO_HARNESS.is_file(), "build the Go harness first (make ports)"
-    assert TS_HARNESS.is_file(), "build the TypeScript harness first (make ports)"
-    return {name: _answers(command) for name, command in HARNESSES.items()}
+def answered() -> dict[str, list[list[Any]]]:
+    return {name: answers(command, CORPUS) for name, command in SERVERS.items()}
 
 
-@pytest.mark.parametrize("name", list(HARNESSES))
+@pytest.mark.parametrize("name", list(SERVERS))
 def test_each_harness_answers_each_hostile_line_as_prot_44_says(
-    answers: dict[str, list[list[Any]]], name: str
+    answered: dict[str, list[list[Any]]], name: str
 ) -> None:
-    got = answers[name]
-    assert len(got) == len(CORPUS), f"{name}: {len(got)} groups for {len(CORPUS)} lines"
-    wrong = []
-    for (line, expected), given in zip(CORPUS, got, strict=True):
-        if expected is None:
-            ok = given == []
-        elif len(expected) == 2:
-            ok = given == [expected]
-        else:
-            ok = len(given) == 1 and given[0][:2] == expected[:2] and expected[2] in given[0][2]
-        if not ok:
-            wrong.append(f"{line[:60]!r}: expected {expected}, got {given}")
+    wrong = departures(CORPUS, answered[name])
     assert not wrong, f"{name}:\n" + "\n".join(wrong)
 
 
 def test_the_harnesses_answer_every_hostile_line_alike(
-    answers: dict[str, list[list[Any]]],
+    answered: dict[str, list[list[Any]]],
 ) -> None:
-    reference = answers["python-reference"]
-    for name, got in answers.items():
+    reference = answered["python"]
+    for name, got in answered.items():
         differing = [
             f"{line[:60]!r}: {mine} vs {theirs}"
             for (line, _), mine, theirs in zip(CORPUS, reference, got, strict=True)
             if mine != theirs
         ]
-        assert not differing, f"python-reference and {name} differ:\n" + "\n".join(differing)
+        assert not differing, f"python and {name} differ:\n" + "\n".join(differing)

@@ -1,4 +1,6 @@
-"""The in-tree Python harness: small, complete, and never dies on bad input."""
+"""The in-tree Python harness: small, complete, and never dies on bad input.
+
+Its protocol edges are those of every server: tests/test_protocol_edges.py."""
 
 from __future__ import annotations
 
@@ -8,7 +10,8 @@ import sys
 from typing import Any
 
 from doomloop_kit.conformance.harnesses import python_reference
-from doomloop_kit.reference import wire
+from doomloop_kit.conformance.protocol.server import Server
+from doomloop_kit.vectorset.vocabulary import FEATURES
 from harnesses import support
 
 HARNESS = support.REPO / "conformance" / "harnesses" / "python_reference.py"
@@ -33,7 +36,7 @@ def test_handshake_declares_every_feature() -> None:
     status, responses, _ = _serve([b'{"id":0,"op":"hello","protocol":1}'])
     assert status == 0
     result = responses[0]["result"]
-    expected = [f for f in wire.FEATURES if f != "js-inherited-members"]  # KEY-09, KEY-23
+    expected = [f for f in FEATURES if f != "js-inherited-members"]  # KEY-09, KEY-23
     assert result["protocol"] == 1 and result["features"] == expected
     assert result["implementation"]["language"] == "python"
 
@@ -79,37 +82,9 @@ def test_bad_input_gets_structured_errors_and_the_harness_lives_on() -> None:
     ]
 
 
-def test_protocol_edges() -> None:
-    """Observations C13 and decision D11: ids, bigint digits, deep plain JSON (PROT-24..PROT-27)."""
-    deep = b'{"id": 5, "op": "canonicalize", "value": ' + b"[" * 5000 + b"0" + b"]" * 5000 + b"}"
-    lines = [
-        b'{"id": -0, "op": "canonicalize", "value": 1}',
-        b'{"id": 1.0, "op": "canonicalize", "value": 1}',
-        b'{"id": 9007199254740993, "op": "canonicalize", "value": 1}',
-        b'{"id": 4, "op": "canonicalize", "value": {"$js": "bigint", "value": "+1"}}',
-        deep,
-        b'{"id": 1e400, "op": "canonicalize", "value": 1}',
-        b'{"id": 2.5, "op": "canonicalize", "value": 1}',
-        b'{"id": 9007199254740991, "op": "canonicalize", "value": 1}',
-    ]
-    status, responses, stderr = _serve(lines)
-    assert status == 0, stderr
-    assert [(r["id"], r.get("result", r.get("error", {}).get("code"))) for r in responses] == [
-        (0, "1"),
-        (1, "1"),
-        (None, "bad-request"),
-        (4, "bad-request"),
-        (5, "canonicalization"),
-        (None, "bad-request"),
-        (None, "bad-request"),
-        (9007199254740991, "1"),
-    ]
-    assert responses[4]["error"]["message"].startswith("Cannot canonicalize key material nested")
-
-
 def test_respond_is_usable_in_process() -> None:
-    harness = python_reference.Harness()
-    line = python_reference.respond(harness, b'{"id":3,"op":"canEscalate","session":"x"}')
+    server = Server(python_reference.ReferencePort())
+    line = server.respond(b'{"id":3,"op":"canEscalate","session":"x"}')
     assert json.loads(line) == {
         "id": 3,
         "error": {"code": "unknown-session", "message": "no open session 'x'"},

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 import json
 import shlex
 import subprocess
@@ -12,28 +11,7 @@ from typing import Any
 import jsonschema
 import pytest
 from harnesses import support
-from referencing import Registry, Resource
-
-SCHEMAS = support.REPO / "spec" / "schema" / "protocol"
-BASE = "https://doomloop-kit.invalid/schema/protocol/"
-
-
-def _registry() -> Registry:
-    resources = []
-    for path in sorted(SCHEMAS.glob("*.schema.json")):
-        document = json.loads(path.read_text(encoding="utf-8"))
-        assert document["$id"] == BASE + path.name
-        resources.append((document["$id"], Resource.from_contents(document)))
-    return Registry().with_resources(resources)
-
-
-REGISTRY = _registry()
-
-
-@functools.cache
-def validator(ref: str) -> jsonschema.Draft202012Validator:
-    return jsonschema.Draft202012Validator({"$ref": BASE + ref}, registry=REGISTRY)
-
+from harnesses.protocol_schema import SCHEMAS, validator
 
 REQUEST = validator("request.schema.json")
 

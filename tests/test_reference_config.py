@@ -5,9 +5,9 @@ from __future__ import annotations
 import math
 
 import pytest
+from doomloop_kit.jsvalue.values import UNDEFINED, JsTypeError
 from doomloop_kit.reference import Ladder, resolve_doom_loop_option, resolve_ladder_action
 from doomloop_kit.reference.config import TextOptions
-from doomloop_kit.reference.jsvalues import UNDEFINED, JsTypeError
 
 
 def resolve(option: object) -> dict[str, object]:

@@ -12,7 +12,7 @@ from doomloop_kit.reference import (
     fingerprint_tool_call,
     resolve_doom_loop_option,
 )
-from doomloop_kit.vectorset import oracle
+from doomloop_kit.vectorset import oracle, vocabulary
 
 
 def _monitor() -> DoomLoopMonitor:
@@ -97,13 +97,13 @@ def test_set_member_assigns_like_js() -> None:
 def test_bad_identity_requests_are_bad_requests(request_: dict[str, Any]) -> None:
     monitor, call = _session()
     call({"op": "bindObject", "name": "k", "value": {"a": [0]}})
-    with pytest.raises(oracle.OpError) as raised:
+    with pytest.raises(vocabulary.OpError) as raised:
         call(request_)
     assert raised.value.code == "bad-request"
     assert oracle.bindings(monitor)["k"] == {"a": [0]}  # nothing half-done
 
 
 def test_bound_is_refused_in_function_ops() -> None:
-    with pytest.raises(oracle.OpError) as raised:
+    with pytest.raises(vocabulary.OpError) as raised:
         oracle.FUNCTION_OPS["canonicalize"]({"value": {"$js": "bound", "name": "k"}})
     assert raised.value.code == "bad-request"

@@ -17,14 +17,15 @@ from pathlib import Path
 from typing import Any
 
 import jsonschema
+from doomloop_kit.jsvalue import wire
 from doomloop_kit.reference import (
     DoomLoopMonitor,
     ToolCall,
     canonicalize,
     fingerprint_tool_call,
     resolve_doom_loop_option,
-    wire,
 )
+from doomloop_kit.vectorset.vocabulary import features_of
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -301,7 +302,7 @@ def test_shared_encoding_round_trips_identity_and_canonical_form(value: object) 
     assert _identity_shape(back) == _identity_shape(value)
     copies = wire.decode(wire.encode(value))
     assert canonicalize(back) == canonicalize(copies) == canonicalize(value)
-    assert ("shared-objects" in wire.features_of(tagged)) == _meets_a_container_again(value)
+    assert ("shared-objects" in features_of(tagged)) == _meets_a_container_again(value)
 
 
 def _meets_a_container_again(value: object) -> bool:

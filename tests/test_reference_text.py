@@ -7,9 +7,9 @@ from __future__ import annotations
 import hashlib
 
 import pytest
+from doomloop_kit.jsvalue.utf16 import JS_WHITESPACE, tail_code_units
 from doomloop_kit.reference import DoomLoopMonitor, detect_text_repetition, resolve_doom_loop_option
 from doomloop_kit.reference.text import tokens
-from doomloop_kit.reference.utf16 import JS_WHITESPACE, tail_code_units
 
 SMALL = {"minRepeats": 2, "minCoveredTokens": 2}
 

@@ -22,7 +22,7 @@ from doomloop_kit.replay import jsonstream
 from doomloop_kit.replay.cli import run_with
 from doomloop_kit.replay.examples import by_name
 from doomloop_kit.replay.sweep import parse_grid
-from doomloop_kit.vectorset import files as vformat
+from doomloop_kit.vectorset.files import load_vector_file
 
 ROOT = Path(__file__).resolve().parents[1]
 REFERENCE_HARNESS = f"{sys.executable} -m doomloop_kit.conformance.harnesses.python_reference"
@@ -358,7 +358,7 @@ def test_port_difference_is_found_and_written_as_a_vector(tmp_path: Path) -> Non
     assert status == 1, stdout + stderr
     assert "first differs at round 6 (line 35)" in stdout
     path = out / "curated" / "fuzz-replay.json"
-    vector_file = vformat.load_vector_file(path)  # schema-checked
+    vector_file = load_vector_file(path)  # schema-checked
     [vector] = vector_file.vectors
     assert vector.id.startswith("fuzz-replay/repeated-fan-out-")
     ops = [step.op for step in vector.steps]

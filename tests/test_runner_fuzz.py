@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 from doomloop_kit.conformance import cli
-from doomloop_kit.vectorset import files as vformat
+from doomloop_kit.vectorset.files import load_vector_file
 from harnesses import support
 
 MUTANT = "per-call-streak-ignored"
@@ -40,7 +40,7 @@ def test_fuzz_finds_shrinks_and_writes_a_vector(
     assert "superset: MISMATCH; minimal transcript after shrinking:" in out
     assert "differs at $.streak" in out
     written = tmp_path / "a" / "curated" / "fuzz-superset.json"
-    (vector,) = vformat.load_vector_file(written).vectors
+    (vector,) = load_vector_file(written).vectors
     assert vector.id.startswith("fuzz-superset/superset-")
     assert len(vector.steps) <= 8  # shrunk: a few rounds, not a random-length transcript
 

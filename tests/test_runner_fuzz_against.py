@@ -13,9 +13,9 @@ import shlex
 from pathlib import Path
 
 import pytest
-from doomloop_kit.conformance import cli, fuzz
+from doomloop_kit.conformance import cli, differential
 from doomloop_kit.generators import strategies
-from doomloop_kit.vectorset import files as vformat
+from doomloop_kit.vectorset.files import load_vector_file
 from harnesses import support
 
 TS_PORT = support.REPO / "ports" / "typescript" / "dist" / "harness.js"
@@ -90,7 +90,7 @@ def test_planted_difference_is_found_shrunk_and_written(
     assert "expectations are the answers of the --against harness (doomloop-kit-go-port" in out
 
     written = tmp_path / "a" / "curated" / "fuzz-against-superset.json"
-    (vector,) = vformat.load_vector_file(written).vectors  # schema-valid
+    (vector,) = load_vector_file(written).vectors  # schema-valid
     assert vector.id.startswith("fuzz-against-superset/superset-")
     assert "fuzz-against" in vector.tags and "doomloop-kit-go-port" in vector.description
     assert len(vector.steps) <= 8  # shrunk
@@ -118,7 +118,7 @@ def test_reference_may_side_with_the_port(
     out = capsys.readouterr().out
     assert re.search(r"^at step \d+ the reference agrees with the --port harness$", out, re.M)
     written = tmp_path / "curated" / "fuzz-against-superset.json"
-    (vector,) = vformat.load_vector_file(written).vectors
+    (vector,) = load_vector_file(written).vectors
     assert "expectations: the answers of the --against harness (" in vector.description
     assert support.run([str(written), "--port", mutant])[0] == 0
     assert support.run([str(written), "--port", support.REFERENCE])[0] == 1
@@ -148,7 +148,7 @@ def test_a_fault_is_named_with_its_side(
     assert f"superset: the {side} harness (doomloop-kit-python-reference" in out
     assert f"\n{side}: {cause} at step 0" in out
     written = tmp_path / "out" / "curated" / "fuzz-against-superset.json"
-    vformat.load_vector_file(written)  # schema-valid
+    load_vector_file(written)  # schema-valid
     # when the oracle gave no answer the vector expects the reference's, and the output says so
     source = "the reference's" if side == "--against" else "the answers of the --against harness"
     assert f"expectations are {source}" in out
@@ -164,7 +164,7 @@ def test_unusable_against_harness(tmp_path: Path, capsys: pytest.CaptureFixture[
 def test_reference_verdict_names_the_side_the_reference_agrees_with() -> None:
     three, four = {"result": {"streak": 3}}, {"result": {"streak": 4.0}}
     error = {"error": "canonicalization"}
-    verdict = fuzz.reference_verdict
+    verdict = differential.reference_verdict
     assert (
         verdict(2, three, three, four)
         == "at step 2 the reference agrees with the --against harness"

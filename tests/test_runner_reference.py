@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from doomloop_kit.conformance import report
-from doomloop_kit.vectorset import files as vformat
+from doomloop_kit.vectorset.files import iter_vector_files
 from harnesses import support
 
 
@@ -305,19 +305,19 @@ def test_bad_inputs_are_usage_errors(
 
 
 def test_vector_files_round_trip_through_the_format_module(root: Path) -> None:
-    for path in vformat.iter_vector_files(root):
+    for path in iter_vector_files(root):
         assert json.loads(path.read_text())["format"] == 1
 
 
 def test_bad_request_is_compared_only_where_a_step_expects_it() -> None:
     """PROT-40: bad-request is an expected outcome of a step that expects it (an
     undecodable tagged value); anywhere else it still makes the vector error (PROT-20)."""
-    from doomloop_kit.conformance import execute
+    from doomloop_kit.conformance.judge import expected_outcome
 
     bad_request = {"code": "bad-request", "message": "free text"}
-    assert execute._expected_outcome(bad_request, "canonicalize", {"error": "bad-request"})
-    assert not execute._expected_outcome(bad_request, "canonicalize", {"result": "[1]"})
-    assert not execute._expected_outcome(bad_request, "canonicalize", {"error": "type-error"})
-    assert not execute._expected_outcome(bad_request, "resume", {"error": "bad-request"})
+    assert expected_outcome(bad_request, "canonicalize", {"error": "bad-request"})
+    assert not expected_outcome(bad_request, "canonicalize", {"result": "[1]"})
+    assert not expected_outcome(bad_request, "canonicalize", {"error": "type-error"})
+    assert not expected_outcome(bad_request, "resume", {"error": "bad-request"})
     internal = {"code": "internal", "message": "boom"}
-    assert not execute._expected_outcome(internal, "canonicalize", {"error": "bad-request"})
+    assert not expected_outcome(internal, "canonicalize", {"error": "bad-request"})

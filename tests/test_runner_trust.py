@@ -24,8 +24,7 @@ from typing import Any
 
 import pytest
 from doomloop_kit.conformance import cli, outcomes
-from doomloop_kit.vectorset import files as vformat
-from doomloop_kit.vectorset import loading, resources
+from doomloop_kit.vectorset import files, loading, resources
 from harnesses import support
 
 REPO = support.REPO
@@ -46,20 +45,20 @@ def _rewrite(root: Path, label: str, change: Callable[[dict[str, Any]], None]) -
     path = root / label
     data = json.loads(path.read_text(encoding="utf-8"))
     change(data)
-    vformat.write_json_atomic(path, data)
+    files.write_json_atomic(path, data)
     manifest = json.loads((root / "manifest.json").read_text(encoding="utf-8"))
     for entry in manifest["files"]:
         if entry["path"] == label:
             entry["sha256"] = hashlib.sha256(path.read_bytes()).hexdigest()
             entry["vectors"] = len(data["vectors"])
     manifest["vectors"] = sum(entry["vectors"] for entry in manifest["files"])
-    vformat.write_json_atomic(root / "manifest.json", manifest)
+    files.write_json_atomic(root / "manifest.json", manifest)
 
 
 def _edit_manifest(root: Path, change: Callable[[dict[str, Any]], None]) -> None:
     manifest = json.loads((root / "manifest.json").read_text(encoding="utf-8"))
     change(manifest)
-    vformat.write_json_atomic(root / "manifest.json", manifest)
+    files.write_json_atomic(root / "manifest.json", manifest)
 
 
 def _run(root: Path, *extra: str, report: Path | None = None) -> tuple[int, list[dict[str, Any]]]:
@@ -75,7 +74,7 @@ def test_an_edited_expectation_is_an_integrity_error(
     path = root / "curated/text.json"
     data = json.loads(path.read_text(encoding="utf-8"))
     data["vectors"][0]["steps"][0]["expect"] = {"result": "edited by hand"}
-    vformat.write_json_atomic(path, data)  # the manifest still has the old sha256
+    files.write_json_atomic(path, data)  # the manifest still has the old sha256
     status, _ = _run(root)
     assert status == 2
     out = _out(capsys)
@@ -366,18 +365,18 @@ def test_a_warm_run_validates_nothing_and_a_one_vector_run_parses_one_file(
     monkeypatch.setenv("DOOMLOOP_KIT_CACHE", str(tmp_path / "cache"))
     validated: list[object] = []
     parsed: list[str] = []
-    real_validate = vformat.validate_vector_file_data
+    real_validate = files.validate_vector_file_data
     real_load = loading.SourceFile.load
 
     def counting_validate(data: Any, path: Any = "<memory>") -> None:
         validated.append(path)
         real_validate(data, path)
 
-    def counting_load(self: loading.SourceFile) -> vformat.VectorFile:
+    def counting_load(self: loading.SourceFile) -> files.VectorFile:
         parsed.append(self.label)
         return real_load(self)
 
-    monkeypatch.setattr(vformat, "validate_vector_file_data", counting_validate)
+    monkeypatch.setattr(files, "validate_vector_file_data", counting_validate)
     monkeypatch.setattr(loading.SourceFile, "load", counting_load)
     cold = loading.open_vector_set(root)
     assert len(validated) == len(cold.files)  # every file once
@@ -468,7 +467,7 @@ def test_the_shipped_set_is_parsed_not_schema_checked_on_a_cold_run(
     was re-sealed, and so is a copy of the set elsewhere."""
     monkeypatch.setenv("DOOMLOOP_KIT_CACHE", str(tmp_path / "cache"))
     validated: list[object] = []
-    real_validate = vformat.validate_vector_file_data
+    real_validate = files.validate_vector_file_data
 
     def counting_validate(data: Any, path: Any = "<memory>") -> None:
         validated.append(path)
@@ -479,7 +478,7 @@ def test_the_shipped_set_is_parsed_not_schema_checked_on_a_cold_run(
         for entry in json.loads((root / "manifest.json").read_text())["files"]
     }
     monkeypatch.setattr(resources, "installed_vector_digests", lambda _: record)
-    monkeypatch.setattr(vformat, "validate_vector_file_data", counting_validate)
+    monkeypatch.setattr(files, "validate_vector_file_data", counting_validate)
     loading.open_vector_set(root, shipped=True)
     assert validated == []
     loading.open_vector_set(root)  # not the installed set: every file checked (none cached)

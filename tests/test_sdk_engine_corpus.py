@@ -83,7 +83,7 @@ def test_the_sdk_interleaving_differs_from_the_reference_order(
 
     reordered = 0
     for line in lines[:400]:
-        reference = sdk_replay._reference_run(sdk_replay._scenario_key(line))
+        reference = sdk_replay.reference_run(line)
         if reference is None or "result" not in line.sdk:
             continue
         transcript, order = reference
@@ -102,7 +102,7 @@ def test_the_sdk_engine_profile_is_runner_data() -> None:
     it names as unverified exist."""
     import re
 
-    from doomloop_kit.conformance.runner import read_expected_failures
+    from doomloop_kit.conformance.expected_failures import read_expected_failures
     from doomloop_kit.vectorset.files import iter_vector_files, load_vector_file
 
     assert read_expected_failures(ENGINE_PROFILE) == []

@@ -130,8 +130,8 @@ PROFILE = support.REPO / "conformance" / "profiles" / "sdk-0.9.0.txt"
 def test_the_sdk_profile_is_runner_data() -> None:
     """The profile reads as an expected-failures file; its entries name real
     vectors, and its undeclared features are features of the vocabulary."""
-    from doomloop_kit.conformance.runner import read_expected_failures
-    from doomloop_kit.reference import wire
+    from doomloop_kit.conformance.expected_failures import read_expected_failures
+    from doomloop_kit.vectorset.vocabulary import FEATURES
 
     entries = read_expected_failures(PROFILE)
     ids = (
@@ -148,7 +148,7 @@ def test_the_sdk_profile_is_runner_data() -> None:
         assert any(fnmatch.fnmatchcase(i, entry.pattern) for i in ids), entry.pattern
     (line,) = [x for x in PROFILE.read_text().splitlines() if "features-not-declared:" in x]
     undeclared = line.split(":", 1)[1].split()
-    assert undeclared and set(undeclared) <= set(wire.FEATURES)
+    assert undeclared and set(undeclared) <= set(FEATURES)
     # a harness declares at most one of the two field-list expectations (CONF-11)
     assert "json-own-members" in undeclared and "js-inherited-members" not in undeclared
 

@@ -1,6 +1,6 @@
 """The TypeScript port's engine (ports/typescript/src/engine) against the reference engine.
 
-Every brief scenario (generators/engine_scenarios/brief.py) is run through the
+Every brief scenario (generators/curated/engine/brief.py) is run through the
 built TS harness over the protocol's ``runScenario`` (protocol 1.2, feature
 ``engine``) and its transcript compared with the reference engine's by the
 kit's transcript rule (:func:`~doomloop_kit.vectorset.transcripts.compare_transcripts`):
@@ -25,8 +25,8 @@ from typing import Any
 
 import pytest
 from doomloop_kit.engine import OutsideDomain, ScenarioError, run_scenario
-from doomloop_kit.engine.jsjson import stringify
-from doomloop_kit.generators.engine_scenarios.brief import SCENARIOS
+from doomloop_kit.generators.curated.engine.brief import SCENARIOS
+from doomloop_kit.jsvalue.jsjson import stringify
 from doomloop_kit.vectorset.transcripts import compare_transcripts
 
 REPO = Path(__file__).resolve().parents[1]

@@ -14,17 +14,16 @@ from pathlib import Path
 
 import pytest
 from doomloop_kit.generators import build
-from doomloop_kit.reference import wire
-from doomloop_kit.vectorset import oracle
+from doomloop_kit.vectorset import oracle, vocabulary
+from doomloop_kit.vectorset.expectations import normative
 from doomloop_kit.vectorset.files import (
     ABSENT,
-    MONITOR_OPS,
-    RESUME_OP,
     VectorFile,
     compare,
     load_manifest,
     load_vector_file,
 )
+from doomloop_kit.vectorset.vocabulary import MONITOR_OPS, RESUME_OP
 from harnesses import support
 
 REPO = Path(__file__).resolve().parent.parent
@@ -54,10 +53,10 @@ def replay(vector) -> list[str]:  # type: ignore[no-untyped-def]
                 result = oracle.MONITOR_OPS[step.op](monitor, step.request())
             else:
                 result = oracle.function_ops(vector.features)[step.op](step.request())
-            actual = {"result": oracle.normative(step.op, result)}
-            if step.op == oracle.ENGINE_OP:
+            actual = {"result": normative(step.op, result)}
+            if step.op == vocabulary.ENGINE_OP:
                 actual = oracle.engine_expectation(step.request())
-        except oracle.OpError as error:
+        except vocabulary.OpError as error:
             actual = build.expected_error(error)
         for difference in compare(step.expect, actual, f"$.steps[{index}].expect"):
             problems.append(f"{vector.id}: {difference}")
@@ -130,7 +129,7 @@ def test_features_are_computed_from_inputs() -> None:
             assert oracle.declares_member_rule_rightly(declared, requests), v.id  # CONF-13
             assert computed <= declared, v.id
             assert v.features == sorted(v.features)
-            assert set(v.features) <= set(wire.FEATURES)
+            assert set(v.features) <= set(vocabulary.FEATURES)
 
 
 def test_member_rule_declared_exactly_where_it_matters() -> None:

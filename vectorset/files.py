@@ -28,28 +28,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
-from doomloop_kit.reference import utf16, wire
-from doomloop_kit.reference.jsvalues import UNDEFINED, is_number, to_double
+from doomloop_kit.jsvalue import utf16
+from doomloop_kit.jsvalue.values import UNDEFINED, is_number, to_double
 
-from . import oracle, resources, writing
+from . import resources, writing
+from .vocabulary import ENGINE_OP, FEATURES, MONITOR_OPS, RESUME_OP
 
 FORMAT_VERSION: Final = 1
 """The format version this module reads and writes (spec/vectors.md#versioning)."""
-
-MONITOR_OPS: Final = tuple(oracle.MONITOR_OPS)
-"""Step operations that need a monitor (the vector then carries ``option``)."""
-
-RESUME_OP: Final = "resume"
-"""The composed step: save state, round-trip it as JSON text, build a new monitor."""
-
-FUNCTION_OPS: Final = tuple(oracle.FUNCTION_OPS)
-"""Step operations that need no monitor."""
-
-ENGINE_OP: Final = oracle.ENGINE_OP
-"""The operation of an engine vector: one ``runScenario`` (spec/vectors.md#engine-vectors)."""
-
-ENGINE_FEATURE: Final = "engine"
-"""The feature every engine vector needs (spec/features.md#engine)."""
 
 SCHEMA_NAME: Final = "vectors.schema.json"
 MANIFEST_NAME: Final = "manifest.json"
@@ -264,7 +250,7 @@ def feature_vocabulary() -> frozenset[str]:
     """The feature names a vector may need (spec/features.md): those the vector schema
     lists and those the reference implements."""
     features = load_schema()["$defs"]["feature"]["enum"]
-    return frozenset(features) | frozenset(wire.FEATURES)
+    return frozenset(features) | frozenset(FEATURES)
 
 
 def schema_sha256() -> str:
@@ -390,8 +376,6 @@ def iter_vector_files(root: Path | str = "vectors") -> list[Path]:
 
 # -- writing ------------------------------------------------------------------
 
-_LONE_SURROGATE: Final = re.compile("[\ud800-\udfff]")
-
 
 def dumps(obj: Any) -> bytes:
     """The byte form of every vector file and the manifest.
@@ -402,8 +386,7 @@ def dumps(obj: Any) -> bytes:
     (they travel as tagged values).
     """
     text = json.dumps(obj, ensure_ascii=False, indent=1, sort_keys=False, allow_nan=False)
-    text = _LONE_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
-    return (text + "\n").encode("utf-8")
+    return (utf16.escape_lone_surrogates(text) + "\n").encode("utf-8")
 
 
 def write_json_atomic(path: Path | str, obj: Any) -> None:

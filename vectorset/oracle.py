@@ -1,11 +1,11 @@
 """The oracle: one vector step (or protocol request) run through the reference.
 
-A step names an operation (``op``) and carries its inputs as tagged JSON
-(:mod:`doomloop_kit.reference.wire`). The oracle is the single place that
-maps an operation onto the reference API and its result onto the wire, so
-the vector generator, the replay test and the Python harness agree by
-construction. :func:`normative` projects a wire result onto the parts a
-port must reproduce (spec/vectors.md); the runner compares only those.
+A step names an operation (``op``, one of :mod:`.vocabulary`'s) and carries
+its inputs as tagged JSON (:mod:`doomloop_kit.jsvalue.wire`). The oracle is
+the single place that maps an operation onto the reference API and its
+result onto the wire, so the vector generator, the replay test and the
+Python harness agree by construction. What a step expects of the result is
+:mod:`.expectations`'.
 """
 
 from __future__ import annotations
@@ -15,6 +15,9 @@ import weakref
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Final, TypeVar
 
+from doomloop_kit.jsvalue import wire
+from doomloop_kit.jsvalue.jsjson import stringify
+from doomloop_kit.jsvalue.values import UNDEFINED, JsTypeError, finite_number, truthy
 from doomloop_kit.reference import (
     CanonicalizationError,
     DoomLoopMonitor,
@@ -27,49 +30,16 @@ from doomloop_kit.reference import (
     resolve_doom_loop_option,
     resolve_ladder_action,
     resolve_loop_key_material,
-    wire,
 )
 from doomloop_kit.reference.config import RUNGS
-from doomloop_kit.reference.jsvalues import UNDEFINED, JsTypeError, finite_number, truthy
 from doomloop_kit.reference.loop_keys import Presence, names_inherited_member
 from doomloop_kit.reference.verdicts import DetectorKind
 
+from . import vocabulary
+from .expectations import ENGINE_ORDER
+from .vocabulary import ENGINE_OP, MEMBER_RULES, OpError, UndecodableInput
+
 T = TypeVar("T")
-
-EXPECTED_ERRORS: Final = ("canonicalization", "type-error", "bad-scenario")
-"""Error codes that are an expected outcome, compared like results (PROT-20, PROT-23,
-PROT-31)."""
-
-UNDECODABLE: Final = "bad-request"
-"""The code of a request carrying an undecodable tagged value: compared like the
-expected outcomes when a step expects it (PROT-40), an error of the vector otherwise."""
-
-ENGINE_OP: Final = "runScenario"
-"""The engine-level operation (PROT-31): a whole scenario, no session."""
-
-
-def error_expectation(code: str, message: str) -> dict[str, str]:
-    """The expectation of a step that fails with an expected outcome (spec/vectors.md#expect):
-    ``canonicalization`` with its exact message (CAN-35), ``type-error`` alone (PROT-23)."""
-    if code == "canonicalization":
-        return {"error": code, "message": message}
-    return {"error": code}
-
-
-class OpError(Exception):
-    """An operation that ends in an error response; ``code`` is on the wire."""
-
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
-        self.code = code
-
-
-class UndecodableInput(OpError):
-    """``bad-request`` for an input member holding an undecodable tagged value: the one
-    ``bad-request`` a vector may expect (PROT-40)."""
-
-    def __init__(self, message: str) -> None:
-        super().__init__(UNDECODABLE, message)
 
 
 def _input(
@@ -326,10 +296,6 @@ def _detect_text_repetition(request: Mapping[str, object]) -> object:
     return None if found is None else found.to_json()
 
 
-ENGINE_ORDER: Final = "order"
-"""The member of an engine expectation that holds its partial order (ENG-139)."""
-
-
 def engine_expectation(request: Mapping[str, object]) -> dict[str, object]:
     """``runScenario`` (PROT-31) as an engine vector expects it: ``{"result", "order"}``.
 
@@ -340,7 +306,6 @@ def engine_expectation(request: Mapping[str, object]) -> dict[str, object]:
     (ENG-151), raises the expected outcome ``bad-scenario``.
     """
     from doomloop_kit.engine import Scenario, ScenarioError, run_scenario  # engine ops only
-    from doomloop_kit.engine.jsjson import stringify
 
     if "scenario" not in request:
         raise OpError("bad-request", "missing member 'scenario'")
@@ -378,6 +343,9 @@ FUNCTION_OPS: Final[dict[str, Callable[[Mapping[str, object]], object]]] = {
 """Operations that need no monitor; ``resolveLoopKey`` tests presence as an own
 member (KEY-09, feature ``json-own-members``)."""
 
+if (tuple(MONITOR_OPS), tuple(FUNCTION_OPS)) != (vocabulary.MONITOR_OPS, vocabulary.FUNCTION_OPS):
+    raise RuntimeError("the oracle must answer exactly the operations the vocabulary names")
+
 
 def function_ops(features: Iterable[str]) -> dict[str, Callable[[Mapping[str, object]], object]]:
     """:data:`FUNCTION_OPS` for a vector with these features: ``js-inherited-members``
@@ -385,10 +353,6 @@ def function_ops(features: Iterable[str]) -> dict[str, Callable[[Mapping[str, ob
     if "js-inherited-members" not in features:
         return FUNCTION_OPS
     return {**FUNCTION_OPS, "resolveLoopKey": lambda request: _resolve_loop_key(request, "in")}
-
-
-MEMBER_RULES: Final = frozenset({"json-own-members", "js-inherited-members"})
-"""The features that mark an expectation rather than an input encoding (CONF-11)."""
 
 
 def needs_member_rule(request: Mapping[str, object]) -> bool:
@@ -413,15 +377,3 @@ def declares_member_rule_rightly(
     :data:`MEMBER_RULES` exactly when a request needs it, never both (CONF-13)."""
     declared = MEMBER_RULES.intersection(features)
     return len(declared) <= 1 and bool(declared) == any(map(needs_member_rule, requests))
-
-
-def normative(op: str, result: object) -> object:
-    """The part of a wire result that a port must reproduce (spec/vectors.md#expect).
-
-    Every part is normative (PROT-22): warning messages, loop-key warning
-    texts and verdict messages are compared byte for byte, and a warning's
-    ``code`` is derived from its message (CFG-34). The projection is the
-    identity; it stays the single place where that could change.
-    """
-    del op
-    return result

@@ -1,8 +1,11 @@
-"""Curated scenarios: hand-written inputs, one module per family.
+"""Curated vectors: hand-written inputs, one module per monitor family, and the
+engine's in :mod:`.engine`.
 
-Each module defines ``FAMILY`` (the file name), ``DESCRIPTION`` (one line)
-and ``SCENARIOS``: a list of dicts with ``name``, ``description`` (the fact
-the scenario pins), ``spec`` (statement ids), ``tags`` and the transcript
+Each monitor module defines ``FAMILY`` (the name of its vector file, which may
+differ from the module's: ``text_repetition`` writes ``text.json``,
+``sdk_texts`` ``texts.json``), ``DESCRIPTION`` (one line) and ``SCENARIOS``,
+each made by :func:`doomloop_kit.generators.steps.scenario`: its ``name``,
+the fact it pins, the statement ids it cites, its tags and the transcript
 members ``option`` / ``initialState`` / ``steps``. Expected results are never
 written here: :mod:`doomloop_kit.generators.build` computes them with the
 reference when the files are regenerated.
@@ -17,7 +20,7 @@ MODULES = (
     "facts",
     "upstream",
     "canonical",
-    "text",
+    "text_repetition",
     "config",
     "loop_keys",
     "restore",
@@ -25,7 +28,7 @@ MODULES = (
     "escalation",
     "wire",
     "wire_errors",
-    "texts",
+    "sdk_texts",
     "edges",
     "sharing",
     "memo",

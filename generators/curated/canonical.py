@@ -18,6 +18,7 @@ from ..steps import (
     nest,
     op,
     ref,
+    scenario,
 )
 
 FAMILY = "canonical"
@@ -52,13 +53,13 @@ def _canon(
         steps.append(op("canonicalize", value=value))
         if fingerprint:
             steps.append(op("fingerprintKeyMaterial", keyMaterial=value))
-    return {
-        "name": name,
-        "description": pins,
-        "spec": ["CAN-01", *spec] + (["FP-01"] if fingerprint else []),
-        "tags": ["canonical", *(tags or [])],
-        "steps": steps,
-    }
+    return scenario(
+        name,
+        pins,
+        ["CAN-01", *spec] + (["FP-01"] if fingerprint else []),
+        steps,
+        tags=["canonical", *(tags or [])],
+    )
 
 
 SCENARIOS: list[dict[str, Any]] = [
@@ -235,29 +236,29 @@ SCENARIOS: list[dict[str, Any]] = [
         ["CAN-19"],
         [{"a": [1, 2], "b": [1, 2]}],
     ),
-    {
-        "name": "tool-name-lone-surrogate",
-        "description": "a lone surrogate in a tool name is hashed as U+FFFD (EF BF BD), unlike key material",
-        "spec": ["FP-02", "FP-04", "FP-06", "FP-07"],
-        "tags": ["canonical", "fingerprint"],
-        "steps": [
+    scenario(
+        "tool-name-lone-surrogate",
+        "a lone surrogate in a tool name is hashed as U+FFFD (EF BF BD), unlike key material",
+        ["FP-02", "FP-04", "FP-06", "FP-07"],
+        [
             op("fingerprintToolCall", toolName="to\ud800ol", keyMaterial={}),
             op("fingerprintToolCall", toolName="to\ufffdol", keyMaterial={}),
             op("fingerprintToolCall", toolName="\udfff", keyMaterial={"s": "\udfff"}),
             op("fingerprintToolCall", toolName="\ufffd", keyMaterial={"s": "\udfff"}),
         ],
-    },
-    {
-        "name": "tool-name-raw",
-        "description": "the tool name is inserted raw: quotes, newlines and astral characters are not escaped",
-        "spec": ["FP-02", "FP-04"],
-        "tags": ["canonical", "fingerprint"],
-        "steps": [
+        tags=["canonical", "fingerprint"],
+    ),
+    scenario(
+        "tool-name-raw",
+        "the tool name is inserted raw: quotes, newlines and astral characters are not escaped",
+        ["FP-02", "FP-04"],
+        [
             op("fingerprintToolCall", toolName='say "hi"\n', keyMaterial=None),
             op("fingerprintToolCall", toolName="\U0001f600", keyMaterial=[]),
             op("fingerprintToolCall", toolName="", keyMaterial=""),
         ],
-    },
+        tags=["canonical", "fingerprint"],
+    ),
 ]
 
 # Added for the mutation job (tests/mutation/REPORT.md): facts that no other

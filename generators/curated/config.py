@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..steps import INFINITY, NAN, NEG_INFINITY, NEG_ZERO, UNDEFINED, op
+from ..steps import INFINITY, NAN, NEG_INFINITY, NEG_ZERO, UNDEFINED, op, scenario
 
 FAMILY = "config"
 DESCRIPTION = "resolveOption sanitising and warnings; resolveLadderAction order and permissions"
@@ -19,13 +19,7 @@ def _resolve(
         op("resolveOption", option=o) if o is not UNDEFINED else op("resolveOption")
         for o in options
     ]
-    return {
-        "name": name,
-        "description": pins,
-        "spec": ["CFG-01", *spec],
-        "tags": ["config", *tags],
-        "steps": steps,
-    }
+    return scenario(name, pins, ["CFG-01", *spec], steps, tags=["config", *tags])
 
 
 LADDER_DEFAULT = {"observe": 2, "steer": False, "escalate": False, "block": 3, "stop": 6}
@@ -206,46 +200,46 @@ SCENARIOS: list[dict[str, Any]] = [
         ],
         ["text"],
     ),
-    {
-        "name": "ladder-order",
-        "description": "the first rung that meets wins, in the order stop, block, escalate, steer, observe",
-        "spec": ["LAD-01", "LAD-02", "LAD-03"],
-        "tags": ["config", "ladder-action"],
-        "steps": [_action(ALL_ON, s, True) for s in range(0, 7)],
-    },
-    {
-        "name": "ladder-allow-block-false",
-        "description": "allowBlock false skips block (falls to escalate, steer or observe) but never stop",
-        "spec": ["LAD-03", "LAD-04"],
-        "tags": ["config", "ladder-action"],
-        "steps": [_action(ALL_ON, s, False) for s in (3, 4, 5)]
+    scenario(
+        "ladder-order",
+        "the first rung that meets wins, in the order stop, block, escalate, steer, observe",
+        ["LAD-01", "LAD-02", "LAD-03"],
+        [_action(ALL_ON, s, True) for s in range(0, 7)],
+        tags=["config", "ladder-action"],
+    ),
+    scenario(
+        "ladder-allow-block-false",
+        "allowBlock false skips block (falls to escalate, steer or observe) but never stop",
+        ["LAD-03", "LAD-04"],
+        [_action(ALL_ON, s, False) for s in (3, 4, 5)]
         + [_action(LADDER_DEFAULT, s, False) for s in (3, 5, 6)],
-    },
-    {
-        "name": "ladder-allow-escalate-false",
-        "description": "allowEscalate false skips escalate; absent means true",
-        "spec": ["LAD-03", "LAD-05"],
-        "tags": ["config", "ladder-action"],
-        "steps": [
+        tags=["config", "ladder-action"],
+    ),
+    scenario(
+        "ladder-allow-escalate-false",
+        "allowEscalate false skips escalate; absent means true",
+        ["LAD-03", "LAD-05"],
+        [
             _action(ALL_ON, 3, True, False),
             _action(ALL_ON, 3, True, True),
             _action(ALL_ON, 3, True),
             _action(ALL_ON, 4, False, False),
             _action({**ALL_ON, "steer": False}, 3, True, False),
         ],
-    },
-    {
-        "name": "ladder-disabled-rungs",
-        "description": "disabled rungs never meet; all disabled gives no action; streak 0 gives no action",
-        "spec": ["LAD-02"],
-        "tags": ["config", "ladder-action"],
-        "steps": [
+        tags=["config", "ladder-action"],
+    ),
+    scenario(
+        "ladder-disabled-rungs",
+        "disabled rungs never meet; all disabled gives no action; streak 0 gives no action",
+        ["LAD-02"],
+        [
             _action({r: False for r in ALL_ON}, 100, True),
             _action(LADDER_DEFAULT, 0, True),
             _action(LADDER_DEFAULT, 1, True),
             _action(LADDER_DEFAULT, 2.5, True),
         ],
-    },
+        tags=["config", "ladder-action"],
+    ),
 ]
 
 # Added for the mutation job (tests/mutation/REPORT.md): facts that no other
@@ -258,12 +252,11 @@ SCENARIOS += [
         [0, NEG_ZERO, {"text": 0}, {"ladder": {"escalate": 3}, "escalation": {"advisor": 0}}],
         ["option"],
     ),
-    {
-        "name": "ladder-zero-and-negative-threshold",
-        "description": "a threshold of 0 or below is a number, not a disabled rung: streak 0 meets it",
-        "spec": ["LAD-02", "LAD-03"],
-        "tags": ["config", "ladder-action"],
-        "steps": [
+    scenario(
+        "ladder-zero-and-negative-threshold",
+        "a threshold of 0 or below is a number, not a disabled rung: streak 0 meets it",
+        ["LAD-02", "LAD-03"],
+        [
             _action(
                 {"observe": 0, "steer": False, "escalate": False, "block": False, "stop": False},
                 0,
@@ -280,5 +273,6 @@ SCENARIOS += [
                 True,
             ),
         ],
-    },
+        tags=["config", "ladder-action"],
+    ),
 ]

@@ -31,6 +31,7 @@ from ..steps import (
     record,
     ref,
     restore,
+    scenario,
     text,
 )
 
@@ -54,43 +55,38 @@ ALL_ON = {"observe": 2, "steer": 3, "escalate": 4, "block": 5, "stop": 6}
 
 
 def _resolve(name: str, pins: str, spec: list[str], option: Any) -> dict[str, Any]:
-    return {
-        "name": name,
-        "description": pins,
-        "spec": spec,
-        "tags": ["edges", "config"],
-        "steps": [op("resolveOption", option=option)],
-    }
+    return scenario(
+        name, pins, spec, [op("resolveOption", option=option)], tags=["edges", "config"]
+    )
 
 
 def _detect(name: str, pins: str, spec: list[str], value: str, **options: Any) -> dict[str, Any]:
-    return {
-        "name": name,
-        "description": pins,
-        "spec": ["TXT-17", *spec],
-        "tags": ["edges", "text"],
-        "steps": [op("detectTextRepetition", text=value, options=options)],
-    }
+    return scenario(
+        name,
+        pins,
+        ["TXT-17", *spec],
+        [op("detectTextRepetition", text=value, options=options)],
+        tags=["edges", "text"],
+    )
 
 
 def _enabled(name: str, pins: str, enabled: Any) -> dict[str, Any]:
-    return {
-        "name": name,
-        "description": pins,
-        "spec": ["MON-59", "CFG-45"],
-        "tags": ["edges", "text", "coercion"],
-        "option": {"text": {"enabled": enabled}, "ladder": {"observe": 1}},
-        "steps": [text("hi")],
-    }
+    return scenario(
+        name,
+        pins,
+        ["MON-59", "CFG-45"],
+        [text("hi")],
+        tags=["edges", "text", "coercion"],
+        option={"text": {"enabled": enabled}, "ladder": {"observe": 1}},
+    )
 
 
 def _allow_escalate(name: str, pins: str, value: Any) -> dict[str, Any]:
-    return {
-        "name": name,
-        "description": pins,
-        "spec": ["LAD-08", "PROT-28", "LAD-05"],
-        "tags": ["edges", "ladder-action"],
-        "steps": [
+    return scenario(
+        name,
+        pins,
+        ["LAD-08", "PROT-28", "LAD-05"],
+        [
             op(
                 "resolveLadderAction",
                 ladder=ALL_ON,
@@ -99,18 +95,19 @@ def _allow_escalate(name: str, pins: str, value: Any) -> dict[str, Any]:
                 allowEscalate=value,
             )
         ],
-    }
+        tags=["edges", "ladder-action"],
+    )
 
 
 def _inherited(name: str, pins: str, loop_key: list[Any], args: Any) -> dict[str, Any]:
-    return {
-        "name": name,
-        "description": pins,
-        "spec": ["KEY-23", "DIV-01"],
-        "tags": ["edges", "loop-key", "divergence"],
-        "steps": [op("resolveLoopKey", loopKey=loop_key, args=args)],
-        "extraFeatures": ["js-inherited-members"],
-    }
+    return scenario(
+        name,
+        pins,
+        ["KEY-23", "DIV-01"],
+        [op("resolveLoopKey", loopKey=loop_key, args=args)],
+        tags=["edges", "loop-key", "divergence"],
+        extra_features=["js-inherited-members"],
+    )
 
 
 # -- C1, C2: null in the option ------------------------------------------------------
@@ -140,17 +137,17 @@ NULLS: list[dict[str, Any]] = [
         ["CFG-46", "CFG-44", "CFG-25"],
         {"escalation": {"model": UNDEFINED}},
     ),
-    {
-        "name": "null-model-can-escalate",
-        "description": "a monitor whose only mechanism is {model: null} escalates at the escalate rung",
-        "spec": ["CFG-44", "MON-52", "MON-35"],
-        "tags": ["edges", "escalation"],
-        "option": {
+    scenario(
+        "null-model-can-escalate",
+        "a monitor whose only mechanism is {model: null} escalates at the escalate rung",
+        ["CFG-44", "MON-52", "MON-35"],
+        [record("t", 1, 1)],
+        tags=["edges", "escalation"],
+        option={
             "escalation": {"model": None},
             "ladder": {"escalate": 1, "observe": False, "block": False, "stop": False},
         },
-        "steps": [record("t", 1, 1)],
-    },
+    ),
     _resolve(
         "option-null-throws",
         "a null option throws a TypeError in JS: type-error",
@@ -304,14 +301,14 @@ NUMBERS: list[dict[str, Any]] = [
         NO,
         minRepeats=UNDEFINED,
     ),
-    {
-        "name": "monitor-fractional-min-repeats",
-        "description": "the monitor's text detector uses minRepeats 1.5 as a double",
-        "spec": ["TXT-20", "MON-43", "CFG-45"],
-        "tags": ["edges", "text"],
-        "option": {"text": {"minRepeats": 1.5}, "ladder": {"observe": 1}},
-        "steps": [text(FOO)],
-    },
+    scenario(
+        "monitor-fractional-min-repeats",
+        "the monitor's text detector uses minRepeats 1.5 as a double",
+        ["TXT-20", "MON-43", "CFG-45"],
+        [text(FOO)],
+        tags=["edges", "text"],
+        option={"text": {"minRepeats": 1.5}, "ladder": {"observe": 1}},
+    ),
 ]
 
 # -- C4, C7, C9: JS coercion (feature js-coercion) ---------------------------------------
@@ -588,14 +585,14 @@ COERCION: list[dict[str, Any]] = [
         FOO,
         minCoveredTokens=[SYMBOL],
     ),
-    {
-        "name": "monitor-bigint-window-throws",
-        "description": "a monitor whose maxWindowTokens is 4n fails recordAssistantText with type-error",
-        "spec": ["TXT-23", "MON-43", "CFG-45"],
-        "tags": ["edges", "text", "coercion"],
-        "option": {"text": {"maxWindowTokens": bigint(4)}, "ladder": {"observe": 1}},
-        "steps": [text("hi")],
-    },
+    scenario(
+        "monitor-bigint-window-throws",
+        "a monitor whose maxWindowTokens is 4n fails recordAssistantText with type-error",
+        ["TXT-23", "MON-43", "CFG-45"],
+        [text("hi")],
+        tags=["edges", "text", "coercion"],
+        option={"text": {"maxWindowTokens": bigint(4)}, "ladder": {"observe": 1}},
+    ),
     _enabled("enabled-nan-disables", "text.enabled NaN is falsy: no text verdict", NAN),
     _enabled("enabled-zero-disables", "text.enabled 0 is falsy: no text verdict", 0),
     _enabled("enabled-empty-string-disables", 'text.enabled "" is falsy: no text verdict', ""),
@@ -628,69 +625,69 @@ UNDEFINED_MEMBERS: list[dict[str, Any]] = [
     _allow_escalate(
         "allow-escalate-undefined", "allowEscalate undefined is absent: true", UNDEFINED
     ),
-    {
-        "name": "record-allow-block-undefined",
-        "description": "recordToolCall {allowBlock: undefined} blocks as the default true does",
-        "spec": ["MON-61", "CFG-46"],
-        "tags": ["edges", "record-options"],
-        "option": {"ladder": {"block": 1, "observe": False}},
-        "steps": [record("t", "k", 1, allowBlock=UNDEFINED)],
-    },
-    {
-        "name": "record-detector-undefined",
-        "description": "recordToolCall {detector: undefined} reports the default tool-fingerprint detector",
-        "spec": ["MON-61", "CFG-46"],
-        "tags": ["edges", "record-options"],
-        "option": {"ladder": {"observe": 1}},
-        "steps": [record("t", "k", 1, detector=UNDEFINED)],
-    },
+    scenario(
+        "record-allow-block-undefined",
+        "recordToolCall {allowBlock: undefined} blocks as the default true does",
+        ["MON-61", "CFG-46"],
+        [record("t", "k", 1, allowBlock=UNDEFINED)],
+        tags=["edges", "record-options"],
+        option={"ladder": {"block": 1, "observe": False}},
+    ),
+    scenario(
+        "record-detector-undefined",
+        "recordToolCall {detector: undefined} reports the default tool-fingerprint detector",
+        ["MON-61", "CFG-46"],
+        [record("t", "k", 1, detector=UNDEFINED)],
+        tags=["edges", "record-options"],
+        option={"ladder": {"observe": 1}},
+    ),
 ]
 
 # -- C8: counters are doubles ---------------------------------------------------------------
 
 COUNTERS: list[dict[str, Any]] = [
-    {
-        "name": "text-streak-stays-at-2-53",
-        "description": "a text streak restored at 2^53 stays 2^53 however often one is added, and the message prints it",
-        "spec": ["MON-58", "MSG-09", "STATE-27"],
-        "tags": ["edges", "counters"],
-        "option": {"ladder": {"observe": 1}},
-        "steps": [
+    scenario(
+        "text-streak-stays-at-2-53",
+        "a text streak restored at 2^53 stays 2^53 however often one is added, and the message prints it",
+        ["MON-58", "MSG-09", "STATE-27"],
+        [
             restore({"text": {"fingerprint": FP_HELLO, "streak": TWO_53}}),
             text("hello"),
             text("hello"),
         ],
-    },
-    {
-        "name": "escalations-used-stays-at-2-53",
-        "description": "escalationsUsed restored at 2^53 is unchanged by consumeEscalation, however often",
-        "spec": ["MON-58", "MON-54", "STATE-28"],
-        "tags": ["edges", "counters"],
-        "option": True,
-        "steps": [restore({"escalationsUsed": TWO_53}), consume(), consume(), get_state()],
-    },
-    {
-        "name": "call-streak-stays-at-2-53",
-        "description": "a per-call count restored at 2^53 plus one stays 2^53 across a new round",
-        "spec": ["MON-58", "MON-26", "STATE-24"],
-        "tags": ["edges", "counters"],
-        "option": {"ladder": {"observe": 1}},
-        "steps": [
+        tags=["edges", "counters"],
+        option={"ladder": {"observe": 1}},
+    ),
+    scenario(
+        "escalations-used-stays-at-2-53",
+        "escalationsUsed restored at 2^53 is unchanged by consumeEscalation, however often",
+        ["MON-58", "MON-54", "STATE-28"],
+        [restore({"escalationsUsed": TWO_53}), consume(), consume(), get_state()],
+        tags=["edges", "counters"],
+        option=True,
+    ),
+    scenario(
+        "call-streak-stays-at-2-53",
+        "a per-call count restored at 2^53 plus one stays 2^53 across a new round",
+        ["MON-58", "MON-26", "STATE-24"],
+        [
             restore(
                 {"tools": {"t": {"fingerprint": FP_K, "streak": 2, "callStreaks": {FP_K: TWO_53}}}}
             ),
             record("t", "k", 0),
             record("t", "k", 1),
         ],
-    },
-    {
-        "name": "can-escalate-at-2-53",
-        "description": "with escalationsUsed at 2^53 the budget is spent: canEscalate is false",
-        "spec": ["MON-58", "MON-52"],
-        "tags": ["edges", "counters", "escalation"],
-        "option": {"escalation": {"model": "m"}},
-        "steps": [restore({"escalationsUsed": TWO_53}), can_escalate()],
-    },
+        tags=["edges", "counters"],
+        option={"ladder": {"observe": 1}},
+    ),
+    scenario(
+        "can-escalate-at-2-53",
+        "with escalationsUsed at 2^53 the budget is spent: canEscalate is false",
+        ["MON-58", "MON-52"],
+        [restore({"escalationsUsed": TWO_53}), can_escalate()],
+        tags=["edges", "counters", "escalation"],
+        option={"escalation": {"model": "m"}},
+    ),
 ]
 
 # -- C11: inherited names under JS in (feature js-inherited-members) -------------------------

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..steps import bigint, declare, get_state, path_rounds, record, resume
+from ..steps import bigint, declare, get_state, path_rounds, record, resume, scenario
 
 FAMILY = "facts"
 DESCRIPTION = "the scenarios the upstream test-suite pins (brief section 7), as full transcripts"
@@ -35,14 +35,14 @@ def _table(
     spec: list[str] | None = None,
 ) -> dict[str, Any]:
     shape = " ".join("[" + ",".join(r) + "]" for r in rounds)
-    return {
-        "name": name,
-        "description": f"{'declared' if declared else 'undeclared'} rounds {shape}: {pins}",
-        "spec": (spec or []) + ROUND_SET + LADDER + (DECLARED if declared else UNDECLARED),
-        "tags": ["fact", "declared" if declared else "undeclared", "read"],
-        "option": True,
-        "steps": path_rounds(rounds, declared=declared),
-    }
+    return scenario(
+        name,
+        f"{'declared' if declared else 'undeclared'} rounds {shape}: {pins}",
+        (spec or []) + ROUND_SET + LADDER + (DECLARED if declared else UNDECLARED),
+        path_rounds(rounds, declared=declared),
+        tags=["fact", "declared" if declared else "undeclared", "read"],
+        option=True,
+    )
 
 
 SCENARIOS: list[dict[str, Any]] = [
@@ -103,39 +103,37 @@ SCENARIOS: list[dict[str, Any]] = [
         declared=False,
         spec=CALL_STREAK,
     ),
-    {
-        "name": "duplicate-in-round-undeclared",
-        "description": "two records of a in one undeclared round: the second has duplicateInRound and the same streak",
-        "spec": DUPLICATE + UNDECLARED,
-        "tags": ["fact", "duplicate", "undeclared"],
-        "option": True,
-        "steps": [
+    scenario(
+        "duplicate-in-round-undeclared",
+        "two records of a in one undeclared round: the second has duplicateInRound and the same streak",
+        DUPLICATE + UNDECLARED,
+        [
             record("read", {"path": "a"}, 0),
             record("read", {"path": "a"}, 1),
             record("read", {"path": "a"}, 1),
         ],
-    },
-    {
-        "name": "duplicate-in-round-declared",
-        "description": "two records of a in one declared round [a]: the second has duplicateInRound and the same streak",
-        "spec": DUPLICATE + DECLARED,
-        "tags": ["fact", "duplicate", "declared"],
-        "option": True,
-        "steps": [
+        tags=["fact", "duplicate", "undeclared"],
+        option=True,
+    ),
+    scenario(
+        "duplicate-in-round-declared",
+        "two records of a in one declared round [a]: the second has duplicateInRound and the same streak",
+        DUPLICATE + DECLARED,
+        [
             declare(0, [("read", {"path": "a"})]),
             record("read", {"path": "a"}, 0),
             declare(1, [("read", {"path": "a"})]),
             record("read", {"path": "a"}, 1),
             record("read", {"path": "a"}, 1),
         ],
-    },
-    {
-        "name": "declared-duplicate-call",
-        "description": "a declaration listing the same call twice ([a,a,b]) declares the set {a,b}: the fan-out verdict names 2 parallel calls and getState keeps 2 round fingerprints",
-        "spec": ["MON-09", "MSG-04", "MSG-05", "STATE-04", *DUPLICATE, *DECLARED],
-        "tags": ["fact", "declared", "duplicate"],
-        "option": True,
-        "steps": [
+        tags=["fact", "duplicate", "declared"],
+        option=True,
+    ),
+    scenario(
+        "declared-duplicate-call",
+        "a declaration listing the same call twice ([a,a,b]) declares the set {a,b}: the fan-out verdict names 2 parallel calls and getState keeps 2 round fingerprints",
+        ["MON-09", "MSG-04", "MSG-05", "STATE-04", *DUPLICATE, *DECLARED],
+        [
             s
             for r in range(3)
             for s in (
@@ -148,47 +146,47 @@ SCENARIOS: list[dict[str, Any]] = [
             )
         ]
         + [get_state()],
-    },
-    {
-        "name": "record-options",
-        "description": "recordToolCall options: allowBlock false turns the block at 3 into observe (stop still applies), detector names the server detector in the verdict",
-        "spec": ["MON-14", "MON-35", "MON-37", "LAD-04"],
-        "tags": ["fact", "options"],
-        "option": {"ladder": {"stop": 4}},
-        "steps": [
+        tags=["fact", "declared", "duplicate"],
+        option=True,
+    ),
+    scenario(
+        "record-options",
+        "recordToolCall options: allowBlock false turns the block at 3 into observe (stop still applies), detector names the server detector in the verdict",
+        ["MON-14", "MON-35", "MON-37", "LAD-04"],
+        [
             record(
                 "web_search", {"q": "x"}, r, allowBlock=False, detector="server-tool-fingerprint"
             )
             for r in range(5)
         ],
-    },
-    {
-        "name": "resume-then-round-zero",
-        "description": "[a] in rounds 0 and 1, save and restore into a new monitor, record a in round 0: streak 3 (no round number survives)",
-        "spec": RESUME + ROUND_SET,
-        "tags": ["fact", "resume"],
-        "option": True,
-        "steps": [*path_rounds([["a"], ["a"]]), resume(), *path_rounds([["a"]])],
-    },
-    {
-        "name": "resume-then-round-zero-undeclared",
-        "description": "the resume fact without declarations: records of a in rounds 0, 1, resume, round 0 again gives streak 3 (block)",
-        "spec": RESUME + UNDECLARED,
-        "tags": ["fact", "resume", "undeclared"],
-        "option": True,
-        "steps": [
+        tags=["fact", "options"],
+        option={"ladder": {"stop": 4}},
+    ),
+    scenario(
+        "resume-then-round-zero",
+        "[a] in rounds 0 and 1, save and restore into a new monitor, record a in round 0: streak 3 (no round number survives)",
+        RESUME + ROUND_SET,
+        [*path_rounds([["a"], ["a"]]), resume(), *path_rounds([["a"]])],
+        tags=["fact", "resume"],
+        option=True,
+    ),
+    scenario(
+        "resume-then-round-zero-undeclared",
+        "the resume fact without declarations: records of a in rounds 0, 1, resume, round 0 again gives streak 3 (block)",
+        RESUME + UNDECLARED,
+        [
             *path_rounds([["a"], ["a"]], declared=False),
             resume(),
             *path_rounds([["a"]], declared=False),
         ],
-    },
-    {
-        "name": "unhashable-declared-call",
-        "description": "a declared call whose key material cannot be canonicalized is left out of the set; its fallback identity starts at streak 1 without a verdict while the declared member keeps climbing",
-        "spec": UNHASHABLE + DECLARED + CALL_STREAK,
-        "tags": ["fact", "declared", "unhashable"],
-        "option": True,
-        "steps": [
+        tags=["fact", "resume", "undeclared"],
+        option=True,
+    ),
+    scenario(
+        "unhashable-declared-call",
+        "a declared call whose key material cannot be canonicalized is left out of the set; its fallback identity starts at streak 1 without a verdict while the declared member keeps climbing",
+        UNHASHABLE + DECLARED + CALL_STREAK,
+        [
             s
             for r in range(3)
             for s in (
@@ -198,33 +196,33 @@ SCENARIOS: list[dict[str, Any]] = [
                 record("read", '{"path":1n}', r),
             )
         ],
-    },
+        tags=["fact", "declared", "unhashable"],
+        option=True,
+    ),
 ]
 
 # Added for the mutation job (tests/mutation/REPORT.md): facts that no other
 # vector pinned, each named after the spec statement it holds to.
 SCENARIOS += [
-    {
-        "name": "undeclared-call-keeps-entry-fingerprint",
-        "description": "a call outside the declared set of its round does not take over the entry: getState keeps the declared call's fingerprint",
-        "spec": ["MON-29", "STATE-03"],
-        "tags": ["fact", "declared"],
-        "option": True,
-        "steps": [
+    scenario(
+        "undeclared-call-keeps-entry-fingerprint",
+        "a call outside the declared set of its round does not take over the entry: getState keeps the declared call's fingerprint",
+        ["MON-29", "STATE-03"],
+        [
             declare(0, [("read", {"path": "a"})]),
             record("read", {"path": "a"}, 0),
             declare(1, [("read", {"path": "a"})]),
             record("read", {"path": "b"}, 1),
             get_state(),
         ],
-    },
-    {
-        "name": "round-numbers-compare-by-value",
-        "description": "rounds are equal by numeric value, also for large and fractional round numbers: 1000 and 2.5 declared and re-recorded are the same round",
-        "spec": ["MON-11", "MON-17", "MON-18", "MON-20"],
-        "tags": ["fact", "declared"],
-        "option": True,
-        "steps": [
+        tags=["fact", "declared"],
+        option=True,
+    ),
+    scenario(
+        "round-numbers-compare-by-value",
+        "rounds are equal by numeric value, also for large and fractional round numbers: 1000 and 2.5 declared and re-recorded are the same round",
+        ["MON-11", "MON-17", "MON-18", "MON-20"],
+        [
             declare(1000, [("read", {"path": "a"}), ("read", {"path": "b"})]),
             record("read", {"path": "a"}, 1000),
             record("read", {"path": "a"}, 1000),
@@ -235,20 +233,22 @@ SCENARIOS += [
             record("read", {"path": "b"}, 2.5),
             get_state(),
         ],
-    },
+        tags=["fact", "declared"],
+        option=True,
+    ),
 ]
 
 SCENARIOS += [
-    {
-        "name": "declared-round-of-257-calls",
-        "description": "a declared round of 257 distinct calls, each recorded once: every per-call count equals the streak, so getState omits callStreaks and lists the 257 round fingerprints",
-        "spec": ["STATE-04", "STATE-05", "MON-27", "MON-28"],
-        "tags": ["fact", "declared", "fanout"],
-        "option": True,
-        "steps": [
+    scenario(
+        "declared-round-of-257-calls",
+        "a declared round of 257 distinct calls, each recorded once: every per-call count equals the streak, so getState omits callStreaks and lists the 257 round fingerprints",
+        ["STATE-04", "STATE-05", "MON-27", "MON-28"],
+        [
             declare(0, [("read", {"i": i}) for i in range(257)]),
             *[record("read", {"i": i}, 0) for i in range(257)],
             get_state(),
         ],
-    },
+        tags=["fact", "declared", "fanout"],
+        option=True,
+    ),
 ]

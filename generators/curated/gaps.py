@@ -15,9 +15,11 @@ from __future__ import annotations
 from typing import Any
 
 from doomloop_kit.reference import fingerprint_tool_call
+from doomloop_kit.vectorset.files import ABSENT
 
 from ..steps import (
     UNDEFINED,
+    Scenario,
     bigint,
     declare,
     get_state,
@@ -25,6 +27,7 @@ from ..steps import (
     op,
     record,
     restore,
+    scenario,
     text,
 )
 
@@ -44,27 +47,20 @@ OBSERVE_ONLY = {"observe": 1, "block": False, "stop": False}
 FP_T_A = fingerprint_tool_call("t", "a")
 
 
-def _scenario(
+def _gap(
     name: str,
     pins: str,
     spec: list[str],
     steps: list[dict[str, Any]],
     *,
     tags: list[str],
-    **more: Any,
-) -> dict[str, Any]:
-    return {
-        "name": name,
-        "description": pins,
-        "spec": spec,
-        "tags": ["gaps", *tags],
-        "steps": steps,
-        **more,
-    }
+    option: Any = ABSENT,
+) -> Scenario:
+    return scenario(name, pins, spec, steps, tags=["gaps", *tags], option=option)
 
 
 def _detect(name: str, pins: str, spec: list[str], value: str, **options: Any) -> dict[str, Any]:
-    return _scenario(
+    return _gap(
         name,
         pins,
         ["TXT-17", *spec],
@@ -74,7 +70,7 @@ def _detect(name: str, pins: str, spec: list[str], value: str, **options: Any) -
 
 
 def _enabled(name: str, pins: str, enabled: Any) -> dict[str, Any]:
-    return _scenario(
+    return _gap(
         name,
         pins,
         ["MON-59", "CFG-16"],
@@ -87,14 +83,14 @@ def _enabled(name: str, pins: str, enabled: Any) -> dict[str, Any]:
 # -- falsy 0 text options (CFG-16: `??`, not `||`) --------------------------------------------
 
 FALSY_ZERO: list[dict[str, Any]] = [
-    _scenario(
+    _gap(
         "resolve-text-min-repeats-zero-is-kept",
         "a text option 0 is present and kept by resolution (JS ??, not ||): minRepeats resolves to 0",
         ["CFG-16", "CFG-45"],
         [op("resolveOption", option={"text": {"minRepeats": 0}})],
         tags=["config"],
     ),
-    _scenario(
+    _gap(
         "resolve-text-window-zero-is-kept",
         "maxWindowTokens 0 is present and kept by resolution (JS ??, not ||)",
         ["CFG-16", "CFG-45"],
@@ -109,7 +105,7 @@ FALSY_ZERO: list[dict[str, Any]] = [
         minCoveredTokens=0,
         minRepeats=2,
     ),
-    _scenario(
+    _gap(
         "monitor-window-zero-examines-everything",
         "a monitor with text.maxWindowTokens 0 runs the within-response detector on the whole text (slice(-0))",
         ["CFG-16", "TXT-18", "TXT-19", "MON-43"],
@@ -142,7 +138,7 @@ ENABLED: list[dict[str, Any]] = [
 
 
 def _record_nested(name: str, pins: str, depth: int) -> dict[str, Any]:
-    return _scenario(
+    return _gap(
         name,
         pins,
         ["MON-15", "CAN-15", "CAN-16", "CAN-17"],
@@ -155,7 +151,7 @@ def _record_nested(name: str, pins: str, depth: int) -> dict[str, Any]:
 # -- key material on the recording path (MON-08, MON-15, CAN-15..CAN-17) ------------------------
 
 KEY_MATERIAL: list[dict[str, Any]] = [
-    _scenario(
+    _gap(
         "record-null-key-material",
         "recordToolCall with key material null fingerprints it (no memo lookup): the second round repeats it",
         ["MON-15", "FP-02", "MON-26"],
@@ -163,7 +159,7 @@ KEY_MATERIAL: list[dict[str, Any]] = [
         tags=["fingerprint"],
         option={"ladder": {"observe": 1}},
     ),
-    _scenario(
+    _gap(
         "declare-null-key-material",
         "declareRound with key material null declares it: its record is a member of a two-call fan-out",
         ["MON-08", "MON-09", "MON-27"],
@@ -187,7 +183,7 @@ KEY_MATERIAL: list[dict[str, Any]] = [
         "recordToolCall fails with the canonicalization error for key material nested 65 levels",
         65,
     ),
-    _scenario(
+    _gap(
         "declare-key-material-past-depth-limit",
         "declareRound leaves out a call nested 65 levels and keeps the one at 64: the 64-level call is a single-member set",
         ["MON-08", "MON-09", "CAN-16", "CAN-17"],
@@ -253,7 +249,7 @@ TOKENS: list[dict[str, Any]] = [
         ["TXT-04", "TXT-06"],
         _joined("\u200b"),
     ),
-    _scenario(
+    _gap(
         "monitor-u2000-u200a-normalised",
         "recordAssistantText turns runs of U+2000..U+200A into one space: two texts differing only there have one fingerprint",
         ["MON-41", "TXT-04", "MON-45", "MON-46"],
@@ -261,7 +257,7 @@ TOKENS: list[dict[str, Any]] = [
         tags=["text"],
         option={"ladder": {"observe": 1}},
     ),
-    _scenario(
+    _gap(
         "monitor-u200b-not-normalised",
         "recordAssistantText keeps U+200B: a text differing from another by it has another fingerprint",
         ["MON-41", "TXT-04", "MON-45"],
@@ -282,7 +278,7 @@ def _per_call(
     name: str, pins: str, spec: list[str], records: list[tuple[str, int]]
 ) -> dict[str, Any]:
     """Undeclared records of tool ``t`` (key, round), then getState to show the per-call counts."""
-    return _scenario(
+    return _gap(
         name,
         pins,
         spec,
@@ -301,7 +297,7 @@ def _redeclared(
     name: str, pins: str, spec: list[str], steps: list[dict[str, Any]], *tags: str
 ) -> dict[str, Any]:
     """Declared rounds of tool ``t`` where a round is declared again after a record."""
-    return _scenario(
+    return _gap(
         name,
         pins,
         ["MON-10", *spec],
@@ -312,7 +308,7 @@ def _redeclared(
 
 
 DECLARED: list[dict[str, Any]] = [
-    _scenario(
+    _gap(
         "undeclared-call-beside-three-declared",
         "a call of a declared tool outside its 3-call declared set counts only for itself: the declared members' per-call counts are unchanged",
         ["MON-26", "MON-27", "MON-28"],
@@ -326,7 +322,7 @@ DECLARED: list[dict[str, Any]] = [
         tags=["declared", "per-call"],
         option={"ladder": {"observe": 1}},
     ),
-    _scenario(
+    _gap(
         "redeclare-shrinks-round-set",
         "declareRound again for the current round after records: later records take the new set as the round set, which the next round compares with",
         ["MON-10", "MON-22", "MON-28", "MON-23", "MON-27"],
@@ -343,7 +339,7 @@ DECLARED: list[dict[str, Any]] = [
         tags=["declared"],
         option={"ladder": {"observe": 1}},
     ),
-    _scenario(
+    _gap(
         "redeclare-swaps-a-single-call",
         "a round declared as [x], x recorded, re-declared as [y], y recorded; the next round declares and records x: its round set [x] differs from the prior round set [y], so the tool's streak is 1",
         ["MON-10", "MON-22", "MON-28", "MON-23", "MON-27"],
@@ -359,7 +355,7 @@ DECLARED: list[dict[str, Any]] = [
         tags=["declared"],
         option={"ladder": {"observe": 1}},
     ),
-    _scenario(
+    _gap(
         "redeclare-swaps-a-fan-out",
         "a round declared as [a, b], a recorded, re-declared as [c, d], c recorded; the next round declares and records a and b: the prior round set is [c, d], so b's record has streak 1",
         ["MON-10", "MON-22", "MON-28", "MON-23", "MON-27"],
@@ -375,7 +371,7 @@ DECLARED: list[dict[str, Any]] = [
         tags=["declared"],
         option={"ladder": {"observe": 1}},
     ),
-    _scenario(
+    _gap(
         "redeclare-reorders-a-member",
         "declareRound again for the current round with a member at another position: its per-call count is found by fingerprint",
         ["MON-10", "MON-22", "MON-20", "MON-26"],
@@ -408,7 +404,7 @@ DECLARED: list[dict[str, Any]] = [
         [AB0, record("t", "a", 0), declare(0, CALLS), record("t", "b", 0)],
         "messages",
     ),
-    _scenario(
+    _gap(
         "declared-round-then-undeclared-round",
         "a round declared with [a, b], then the next round undeclared: its record of a is scored per call against the declared round's counts (round streak 1 against [a, b], per-call streak 2)",
         ["MON-11", "MON-23", "MON-26", "MON-27"],
@@ -416,7 +412,7 @@ DECLARED: list[dict[str, Any]] = [
         tags=["declared", "per-call"],
         option={"ladder": {"observe": 1}},
     ),
-    _scenario(
+    _gap(
         "redeclare-grows-the-set-mid-round",
         "declareRound again for the current round with one more call, after a record that matched the prior round set: the next record compares the grown set with the prior round set, so its round streak restarts at 1 and its verdict has the per-call message (the added call's fingerprint sorts after the others, so the grown set extends the first)",
         ["MON-10", "MON-22", "MON-23", "MSG-04"],
@@ -455,7 +451,7 @@ DECLARED: list[dict[str, Any]] = [
 # -- text verdicts (MON-44, MON-47, MON-48) ---------------------------------------------------------
 
 TEXT_VERDICTS: list[dict[str, Any]] = [
-    _scenario(
+    _gap(
         "within-repeat-capped-below-block",
         "a within-response repetition whose repeats reach the block rung is capped below block (allowBlock false): steer",
         ["MON-44", "LAD-03"],
@@ -463,7 +459,7 @@ TEXT_VERDICTS: list[dict[str, Any]] = [
         tags=["text", "ladder"],
         option={"ladder": {"observe": False, "steer": 2, "block": 4, "stop": False}},
     ),
-    _scenario(
+    _gap(
         "within-repeat-at-escalate-without-budget",
         "a within-response repetition at the escalate rung with no escalation left falls to steer",
         ["MON-44", "MON-52", "LAD-05"],
@@ -474,7 +470,7 @@ TEXT_VERDICTS: list[dict[str, Any]] = [
             "ladder": {"observe": False, "steer": 2, "escalate": 4, "block": False, "stop": False},
         },
     ),
-    _scenario(
+    _gap(
         "across-streak-capped-below-block",
         "an across-steps text streak at the block rung is capped below block: observe",
         ["MON-47", "LAD-03"],
@@ -482,7 +478,7 @@ TEXT_VERDICTS: list[dict[str, Any]] = [
         tags=["text", "ladder"],
         option={"ladder": {"observe": 1, "block": 2, "stop": False}},
     ),
-    _scenario(
+    _gap(
         "both-text-verdicts-within-stronger",
         "both text detectors fire in one call, the within-response verdict on the stronger rung: it is the result",
         ["MON-48", "MON-44", "MON-47"],
@@ -490,7 +486,7 @@ TEXT_VERDICTS: list[dict[str, Any]] = [
         tags=["text"],
         option={"text": TWO, "ladder": {"observe": 2, "steer": 3, "block": False, "stop": False}},
     ),
-    _scenario(
+    _gap(
         "both-text-verdicts-across-stronger",
         "both text detectors fire in one call, the across-steps verdict on the stronger rung: it is the result",
         ["MON-48", "MON-44", "MON-47"],
@@ -498,7 +494,7 @@ TEXT_VERDICTS: list[dict[str, Any]] = [
         tags=["text"],
         option={"text": TWO, "ladder": {"observe": 2, "steer": 3, "block": False, "stop": False}},
     ),
-    _scenario(
+    _gap(
         "both-text-verdicts-equal-strength",
         "both text detectors fire on the same rung in one call: the within-response verdict is the result",
         ["MON-48"],
@@ -512,7 +508,7 @@ TEXT_VERDICTS: list[dict[str, Any]] = [
 
 NON_ASCII_FP = "\u00e9" * 40 + "\U0001f600" * 12
 RESTORED: list[dict[str, Any]] = [
-    _scenario(
+    _gap(
         "restore-call-streaks-string",
         'a restored tool whose callStreaks is a string ("ab") gives no per-call counts',
         ["STATE-16", "STATE-24", "STATE-25"],
@@ -535,7 +531,7 @@ RESTORED: list[dict[str, Any]] = [
         tags=["restore", "per-call"],
         option={"ladder": {"observe": 1}},
     ),
-    _scenario(
+    _gap(
         "restore-call-streaks-number",
         "a restored tool whose callStreaks is a number (7) gives no per-call counts",
         ["STATE-16", "STATE-24", "STATE-25"],
@@ -558,7 +554,7 @@ RESTORED: list[dict[str, Any]] = [
         tags=["restore", "per-call"],
         option={"ladder": {"observe": 1}},
     ),
-    _scenario(
+    _gap(
         "restore-non-ascii-fingerprint-then-message",
         "a restored roundFingerprints holding a non-ASCII string beside a real fingerprint is kept, sorted by code unit; the real call's per-call count continues from the restored streak and its verdict has the repeated-call message",
         ["STATE-22", "STATE-23", "STATE-25", "MON-26", "MSG-04"],
@@ -582,7 +578,7 @@ RESTORED: list[dict[str, Any]] = [
         tags=["restore", "messages"],
         option={"ladder": {"observe": 1}},
     ),
-    _scenario(
+    _gap(
         "restore-non-ascii-fingerprint-alone",
         "a restored tool fingerprint that is a non-ASCII string: a record of the tool starts a new streak and getState returns the string unchanged first",
         ["STATE-22", "MON-23"],

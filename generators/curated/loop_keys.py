@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..steps import UNDEFINED, op, returns, throws
+from ..steps import UNDEFINED, op, returns, scenario, throws
 
 FAMILY = "loop-keys"
 DESCRIPTION = "resolveLoopKey: absent, false, field lists, function forms and other shapes"
@@ -27,13 +27,9 @@ def _keys(
         if loop_key is not UNDEFINED:
             step["loopKey"] = loop_key
         steps.append(step)
-    return {
-        "name": name,
-        "description": pins,
-        "spec": ["KEY-01", "KEY-17", *spec],
-        "tags": ["loop-key", *(tags or [])],
-        "steps": steps,
-    }
+    return scenario(
+        name, pins, ["KEY-01", "KEY-17", *spec], steps, tags=["loop-key", *(tags or [])]
+    )
 
 
 SCENARIOS: list[dict[str, Any]] = [

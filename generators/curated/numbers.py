@@ -21,18 +21,21 @@ from __future__ import annotations
 from typing import Any
 
 from doomloop_kit.reference import fingerprint_tool_call
+from doomloop_kit.vectorset.files import ABSENT
 
 from ..steps import (
     INFINITY,
     NAN,
     NEG_INFINITY,
     NEG_ZERO,
+    Scenario,
     can_escalate,
     declare,
     get_state,
     op,
     record,
     restore,
+    scenario,
 )
 
 FAMILY = "numbers"
@@ -48,17 +51,17 @@ ESCALATING = {
 
 
 def _monitor(
-    name: str, pins: str, spec: list[str], steps: list[dict[str, Any]], **extra: Any
-) -> dict[str, Any]:
-    return {
-        "name": name,
-        "description": pins,
-        "spec": spec,
-        "tags": ["numbers"],
-        "option": extra.pop("option", True),
-        **extra,
-        "steps": steps,
-    }
+    name: str,
+    pins: str,
+    spec: list[str],
+    steps: list[dict[str, Any]],
+    *,
+    option: Any = True,
+    initial_state: Any = ABSENT,
+) -> Scenario:
+    return scenario(
+        name, pins, spec, steps, tags=["numbers"], option=option, initial_state=initial_state
+    )
 
 
 def _rounds(name: str, pins: str, spec: list[str], steps: list[dict[str, Any]]) -> dict[str, Any]:
@@ -67,13 +70,7 @@ def _rounds(name: str, pins: str, spec: list[str], steps: list[dict[str, Any]]) 
 
 def _ladder(name: str, pins: str, ladder: dict[str, Any], streak: Any) -> dict[str, Any]:
     step = op("resolveLadderAction", ladder=ladder, streak=streak, allowBlock=True)
-    return {
-        "name": f"streak-{name}",
-        "description": pins,
-        "spec": ["LAD-09", "LAD-02"],
-        "tags": ["numbers"],
-        "steps": [step],
-    }
+    return scenario(f"streak-{name}", pins, ["LAD-09", "LAD-02"], [step], tags=["numbers"])
 
 
 def _state(
@@ -94,22 +91,20 @@ def _state(
             ["STATE-35", "MON-06", *spec],
             [get_state(), *(after or [])],
             option=option,
-            initialState=blob,
+            initial_state=blob,
         )
     steps = [record("read", A_KEY, 0), restore(blob), get_state(), *(after or [])]
     return _monitor(f"state-{name}", pins, ["STATE-35", *spec], steps, option=option)
 
 
 def _cap(name: str, pins: str, cap: Any) -> dict[str, Any]:
-    return {
-        "name": f"max-escalations-{name}",
-        "description": pins,
-        "spec": ["CFG-24"],
-        "tags": ["numbers"],
-        "steps": [
-            op("resolveOption", option={"escalation": {"model": "m", "maxEscalations": cap}})
-        ],
-    }
+    return scenario(
+        f"max-escalations-{name}",
+        pins,
+        ["CFG-24"],
+        [op("resolveOption", option={"escalation": {"model": "m", "maxEscalations": cap}})],
+        tags=["numbers"],
+    )
 
 
 def _tool(streak: Any, **members: Any) -> dict[str, Any]:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..steps import get_state, op, record, returns
+from ..steps import get_state, op, record, returns, scenario
 
 FAMILY = "polling"
 DESCRIPTION = (
@@ -39,36 +39,36 @@ def _polls(loop_key: Any, rounds: int) -> list[dict[str, Any]]:
 
 
 SCENARIOS: list[dict[str, Any]] = [
-    {
-        "name": "identical-arguments-block-at-three",
-        "description": "a job polled with identical arguments: no verdict, observe at 2, block at 3 (the documented limit)",
-        "spec": ["KEY-05", "MON-26", "MON-34", "MON-35", "LAD-03"],
-        "tags": ["polling"],
-        "option": True,
-        "steps": _polls("absent", 4),
-    },
-    {
-        "name": "field-list-same-key",
-        "description": "a field list naming the unchanged argument gives the same identity: still blocks at 3",
-        "spec": ["KEY-09", "KEY-11", "MON-34"],
-        "tags": ["polling"],
-        "option": True,
-        "steps": _polls(["jobId"], 3),
-    },
-    {
-        "name": "function-key-same-key",
-        "description": "a loop-key function returning a constant identity also climbs",
-        "spec": ["KEY-12", "KEY-14", "MON-34"],
-        "tags": ["polling"],
-        "option": True,
-        "steps": _polls(returns({"job": "job-42"}), 3),
-    },
-    {
-        "name": "loop-key-false-exempt",
-        "description": "loopKey false: resolveLoopKey says exempt, the engine records nothing, no verdict and no state for the tool",
-        "spec": ["KEY-06", "ENG-05"],
-        "tags": ["polling", "exempt"],
-        "option": True,
-        "steps": _polls(False, 4),
-    },
+    scenario(
+        "identical-arguments-block-at-three",
+        "a job polled with identical arguments: no verdict, observe at 2, block at 3 (the documented limit)",
+        ["KEY-05", "MON-26", "MON-34", "MON-35", "LAD-03"],
+        _polls("absent", 4),
+        tags=["polling"],
+        option=True,
+    ),
+    scenario(
+        "field-list-same-key",
+        "a field list naming the unchanged argument gives the same identity: still blocks at 3",
+        ["KEY-09", "KEY-11", "MON-34"],
+        _polls(["jobId"], 3),
+        tags=["polling"],
+        option=True,
+    ),
+    scenario(
+        "function-key-same-key",
+        "a loop-key function returning a constant identity also climbs",
+        ["KEY-12", "KEY-14", "MON-34"],
+        _polls(returns({"job": "job-42"}), 3),
+        tags=["polling"],
+        option=True,
+    ),
+    scenario(
+        "loop-key-false-exempt",
+        "loopKey false: resolveLoopKey says exempt, the engine records nothing, no verdict and no state for the tool",
+        ["KEY-06", "ENG-05"],
+        _polls(False, 4),
+        tags=["polling", "exempt"],
+        option=True,
+    ),
 ]

@@ -24,6 +24,7 @@ from ..steps import (
     path_rounds,
     record,
     restore,
+    scenario,
     text,
 )
 
@@ -45,7 +46,7 @@ def _after(tool: str = "read", paths: tuple[str, ...] = ("a",)) -> list[dict[str
     return [record(tool, {"path": p}, 0) for p in paths]
 
 
-def _scenario(
+def _restored(
     name: str,
     pins: str,
     spec: list[str],
@@ -60,25 +61,18 @@ def _scenario(
         get_state(),
     ]
     steps += after if after is not None else _after()
-    return {
-        "name": name,
-        "description": pins,
-        "spec": ["STATE-12", *spec],
-        "tags": ["restore"],
-        "option": option,
-        "steps": steps,
-    }
+    return scenario(name, pins, ["STATE-12", *spec], steps, tags=["restore"], option=option)
 
 
 SCENARIOS: list[dict[str, Any]] = [
-    _scenario(
+    _restored(
         "not-an-object-null",
         "restore(null) leaves the state exactly as it was (streak keeps climbing)",
         ["STATE-13"],
         None,
     ),
     *[
-        _scenario(
+        _restored(
             f"not-an-object-{label}",
             f"restore of {label} leaves the state untouched",
             ["STATE-13"],
@@ -91,13 +85,13 @@ SCENARIOS: list[dict[str, Any]] = [
             ("boolean", True),
         )
     ],
-    _scenario(
+    _restored(
         "empty-object-clears",
         "restore({}) replaces the state with an empty one",
         ["STATE-14", "STATE-16"],
         {},
     ),
-    _scenario(
+    _restored(
         "valid-blob-continues",
         "a valid blob is adopted: the next record of a continues its streak",
         ["STATE-14", "STATE-17", "STATE-26"],
@@ -105,7 +99,7 @@ SCENARIOS: list[dict[str, Any]] = [
         setup=[],
         after=_after() + _after(paths=("b",)),
     ),
-    _scenario(
+    _restored(
         "tool-value-wrong-types",
         "tool values with a non-string fingerprint or a non-number streak are skipped",
         ["STATE-17", "STATE-18"],
@@ -121,7 +115,7 @@ SCENARIOS: list[dict[str, Any]] = [
         },
         after=_after() + _after("ok"),
     ),
-    _scenario(
+    _restored(
         "streak-clamping",
         "streaks are floored and clamped to [1, 1000000]; a non-finite streak invalidates the entry",
         ["STATE-18", "STATE-21", "DATA-12"],
@@ -138,14 +132,14 @@ SCENARIOS: list[dict[str, Any]] = [
         setup=[],
         after=[record(t, {"path": "a"}, 0) for t in ("neg", "frac", "huge", "inf", "nan", "zero")],
     ),
-    _scenario(
+    _restored(
         "streak-negative-infinity",
         "a streak of -1e400 (-Infinity once parsed) is not finite: the entry is skipped, not clamped to 1",
         ["STATE-18", "DATA-12"],
         {"tools": {"read": {"fingerprint": A, "streak": -HUGE}}},
         setup=[],
     ),
-    _scenario(
+    _restored(
         "proto-and-constructor-tools",
         "__proto__ and constructor are ordinary tool names",
         ["STATE-17", "DIV-03", "MON-02"],
@@ -163,7 +157,7 @@ SCENARIOS: list[dict[str, Any]] = [
             get_state(),
         ],
     ),
-    _scenario(
+    _restored(
         "round-fingerprints-unsorted-duplicates",
         "roundFingerprints are sorted on restore and duplicates kept",
         ["STATE-22", "STATE-23", "STATE-25"],
@@ -171,7 +165,7 @@ SCENARIOS: list[dict[str, Any]] = [
         setup=[],
         after=[*path_rounds([["a", "b", "c"]]), get_state()],
     ),
-    _scenario(
+    _restored(
         "round-fingerprints-one-element",
         "a one-element roundFingerprints is ignored: the set is [fingerprint]",
         ["STATE-22"],
@@ -179,7 +173,7 @@ SCENARIOS: list[dict[str, Any]] = [
         setup=[],
         after=[*path_rounds([["a"]]), get_state()],
     ),
-    _scenario(
+    _restored(
         "round-fingerprints-non-strings",
         "roundFingerprints with a non-string member is ignored entirely",
         ["STATE-22"],
@@ -187,7 +181,7 @@ SCENARIOS: list[dict[str, Any]] = [
         setup=[],
         after=[*path_rounds([["a", "b"]]), get_state()],
     ),
-    _scenario(
+    _restored(
         "round-fingerprints-without-call-streaks",
         "a round set without callStreaks: every member gets the streak",
         ["STATE-22", "STATE-25"],
@@ -195,7 +189,7 @@ SCENARIOS: list[dict[str, Any]] = [
         setup=[],
         after=[*path_rounds([["a", "b"]]), get_state()],
     ),
-    _scenario(
+    _restored(
         "call-streaks-junk",
         "callStreaks keeps finite numbers >= 1 floored; strings, booleans, arrays, <1 dropped",
         ["STATE-24"],
@@ -211,7 +205,7 @@ SCENARIOS: list[dict[str, Any]] = [
         setup=[],
         after=[*path_rounds([["a"], ["b"], ["c"]], declared=False), get_state()],
     ),
-    _scenario(
+    _restored(
         "call-streaks-all-junk-rebuilt",
         "when no per-call count survives, counts are rebuilt from the round set",
         ["STATE-24", "STATE-25"],
@@ -219,7 +213,7 @@ SCENARIOS: list[dict[str, Any]] = [
         setup=[],
         after=[*path_rounds([["a"]]), get_state()],
     ),
-    _scenario(
+    _restored(
         "call-streaks-array-and-string",
         'callStreaks as an array has members "0", "1", ...; as a string, none',
         ["STATE-16", "STATE-24", "DIV-04"],
@@ -232,7 +226,7 @@ SCENARIOS: list[dict[str, Any]] = [
         setup=[],
         after=[get_state(), *_after(), *_after("grep")],
     ),
-    _scenario(
+    _restored(
         "tools-as-array",
         'tools as an array restores tools named "0", "1"',
         ["STATE-16", "STATE-17", "DIV-04"],
@@ -245,14 +239,14 @@ SCENARIOS: list[dict[str, Any]] = [
         setup=[],
         after=[record("0", {"path": "a"}, 0), record("1", {"path": "a"}, 0)],
     ),
-    _scenario(
+    _restored(
         "tools-junk",
         "tools as a string or number restores no tool",
         ["STATE-16"],
         {"tools": "read", "escalationsUsed": 1},
         after=_after(),
     ),
-    _scenario(
+    _restored(
         "text-invalid",
         "an invalid text member means no text streak",
         ["STATE-27"],
@@ -260,7 +254,7 @@ SCENARIOS: list[dict[str, Any]] = [
         setup=[text(SAME_TEXT), text(SAME_TEXT)],
         after=[get_state(), text(SAME_TEXT)],
     ),
-    _scenario(
+    _restored(
         "text-non-finite",
         "a text streak of 1e400 (Infinity) is invalid",
         ["STATE-27", "DATA-12"],
@@ -268,7 +262,7 @@ SCENARIOS: list[dict[str, Any]] = [
         setup=[],
         after=[text(SAME_TEXT)],
     ),
-    _scenario(
+    _restored(
         "text-not-clamped",
         "a valid text streak is kept unchanged (no floor, no clamp) and continues",
         ["STATE-27", "MON-46"],
@@ -276,7 +270,7 @@ SCENARIOS: list[dict[str, Any]] = [
         setup=[],
         after=[get_state(), text(SAME_TEXT)],
     ),
-    _scenario(
+    _restored(
         "escalations-used-junk",
         "escalationsUsed: floor of a finite number >= 0, else 0",
         ["STATE-28", "MON-52"],
@@ -296,7 +290,7 @@ SCENARIOS: list[dict[str, Any]] = [
         ],
         option={"ladder": {"escalate": 2}, "escalation": {"model": "m", "maxEscalations": 2}},
     ),
-    _scenario(
+    _restored(
         "engine-fields-ignored",
         "stopVerdict, pendingSteer and unknown members are ignored and never echoed",
         ["STATE-29", "STATE-09"],
@@ -309,30 +303,30 @@ SCENARIOS: list[dict[str, Any]] = [
         setup=[],
         after=[get_state(), *_after()],
     ),
-    {
-        "name": "initial-state-construct-then-restore",
-        "description": "a monitor constructed with an initial state behaves as construct-then-restore",
-        "spec": ["MON-06", "STATE-14"],
-        "tags": ["restore"],
-        "option": True,
-        "initialState": {"tools": {"read": {"fingerprint": A, "streak": 2}}, "escalationsUsed": 1},
-        "steps": [get_state(), *_after()],
-    },
-    {
-        "name": "initial-state-not-an-object",
-        "description": "an initial state that is not an object leaves a fresh monitor",
-        "spec": ["MON-06", "STATE-13"],
-        "tags": ["restore"],
-        "option": True,
-        "initialState": "garbage",
-        "steps": [get_state(), *_after()],
-    },
+    scenario(
+        "initial-state-construct-then-restore",
+        "a monitor constructed with an initial state behaves as construct-then-restore",
+        ["MON-06", "STATE-14"],
+        [get_state(), *_after()],
+        tags=["restore"],
+        option=True,
+        initial_state={"tools": {"read": {"fingerprint": A, "streak": 2}}, "escalationsUsed": 1},
+    ),
+    scenario(
+        "initial-state-not-an-object",
+        "an initial state that is not an object leaves a fresh monitor",
+        ["MON-06", "STATE-13"],
+        [get_state(), *_after()],
+        tags=["restore"],
+        option=True,
+        initial_state="garbage",
+    ),
 ]
 
 # Added for the mutation job (tests/mutation/REPORT.md): facts that no other
 # vector pinned, each named after the spec statement it holds to.
 SCENARIOS += [
-    _scenario(
+    _restored(
         "restored-call-streak-below-round-streak",
         "a restored per-call count below the restored streak: the declared single call reports the round streak (6, stop) with the identical-arguments message, not the per-call one",
         ["STATE-24", "MON-26", "MON-27", "MON-34", "MSG-04"],
@@ -347,7 +341,7 @@ SCENARIOS += [
 ]
 
 SCENARIOS += [
-    _scenario(
+    _restored(
         "round-fingerprints-empty-array",
         "roundFingerprints [] is not a round set of more than one element: the round set is [fingerprint] and the call continues its streak",
         ["STATE-22"],
@@ -355,7 +349,7 @@ SCENARIOS += [
         setup=[],
         after=[get_state(), *_after()],
     ),
-    _scenario(
+    _restored(
         "large-streak-with-equal-counts",
         "a restored streak of 1000 whose one per-call count is also 1000 says nothing more: getState omits callStreaks",
         ["STATE-05", "STATE-21", "STATE-24"],
@@ -363,7 +357,7 @@ SCENARIOS += [
         setup=[],
         after=[get_state()],
     ),
-    _scenario(
+    _restored(
         "escalations-used-negative",
         "a negative escalationsUsed (-0.5 or -1) reads as 0: two escalations then spend a budget of two",
         ["STATE-28", "MON-52"],

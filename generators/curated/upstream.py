@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..steps import INFINITY, NAN, NEG_INFINITY, bigint, nest, op, ref
+from ..steps import INFINITY, NAN, NEG_INFINITY, bigint, nest, op, ref, scenario
 
 FAMILY = "upstream"
 DESCRIPTION = "the upstream package's own fingerprint vectors, converted to this format"
@@ -134,40 +134,39 @@ REJECTED: list[tuple[str, str, list[Any]]] = [
 
 
 def _tool_vector(name: str, pins: str, tool: str, key: Any) -> dict[str, Any]:
-    return {
-        "name": name,
-        "description": f"upstream tool-call vector: {pins}",
-        "spec": ["FP-02", "FP-08", "CAN-01"],
-        "tags": ["upstream", "fingerprint"],
-        "steps": [
+    return scenario(
+        name,
+        f"upstream tool-call vector: {pins}",
+        ["FP-02", "FP-08", "CAN-01"],
+        [
             op("canonicalize", value=key),
             op("fingerprintToolCall", toolName=tool, keyMaterial=key),
         ],
-    }
+        tags=["upstream", "fingerprint"],
+    )
 
 
 SCENARIOS: list[dict[str, Any]] = (
     [_tool_vector(name, pins, tool, key) for name, pins, tool, key, _, _ in TOOL_CALLS]
     + [
-        {
-            "name": name,
-            "description": f"upstream key-material vector: {pins}",
-            "spec": ["FP-01", "FP-08"],
-            "tags": ["upstream", "fingerprint"],
-            "steps": [
+        scenario(
+            name,
+            f"upstream key-material vector: {pins}",
+            ["FP-01", "FP-08"],
+            [
                 op("canonicalize", value=key),
                 op("fingerprintKeyMaterial", keyMaterial=key),
             ],
-        }
+            tags=["upstream", "fingerprint"],
+        )
         for name, pins, key in KEY_MATERIALS
     ]
     + [
-        {
-            "name": name,
-            "description": f"upstream rejected entry: {pins}; both fingerprints fail too",
-            "spec": ["CAN-35", "FP-09", "FP-08"],
-            "tags": ["upstream", "rejected"],
-            "steps": [
+        scenario(
+            name,
+            f"upstream rejected entry: {pins}; both fingerprints fail too",
+            ["CAN-35", "FP-09", "FP-08"],
+            [
                 s
                 for value in values
                 for s in (
@@ -176,7 +175,8 @@ SCENARIOS: list[dict[str, Any]] = (
                     op("fingerprintToolCall", toolName="tool", keyMaterial=value),
                 )
             ],
-        }
+            tags=["upstream", "rejected"],
+        )
         for name, pins, values in REJECTED
     ]
 )

@@ -20,8 +20,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..steps import declare, get_state, op, record, resume
-from .memo import bind, bound
+from ..steps import alias, anchor, bind, bound, declare, get_state, op, record, resume, scenario
 
 FAMILY = "wire-errors"
 DESCRIPTION = (
@@ -44,21 +43,13 @@ def _rejected(
     name: str, value: Any, description: str, spec: list[str], tags: tuple[str, ...] = ()
 ) -> dict[str, Any]:
     """A vector whose one step canonicalizes ``value``, an undecodable tagged value."""
-    return {
-        "name": name,
-        "description": description,
-        "spec": ["PROT-40", *spec],
-        "tags": ["wire", "wire-errors", *tags],
-        "steps": [op("canonicalize", value=value)],
-    }
-
-
-def _anchor(name: Any, value: Any) -> Any:
-    return {"$js": "anchor", "name": name, "value": value}
-
-
-def _alias(name: Any) -> Any:
-    return {"$js": "alias", "name": name}
+    return scenario(
+        name,
+        description,
+        ["PROT-40", *spec],
+        [op("canonicalize", value=value)],
+        tags=["wire", "wire-errors", *tags],
+    )
 
 
 KINDS: list[dict[str, Any]] = [
@@ -278,83 +269,83 @@ SHARING: list[dict[str, Any]] = [
     ),
     _rejected(
         "anchor-name-empty",
-        _anchor("", [1]),
+        anchor("", [1]),
         "an anchor's name is a non-empty string: the empty string is undecodable",
         ["PROT-33"],
         ("sharing",),
     ),
     _rejected(
         "anchor-name-number",
-        _anchor(1, [1]),
+        anchor(1, [1]),
         "an anchor's name is a string: the number 1 is undecodable",
         ["PROT-33"],
         ("sharing",),
     ),
     _rejected(
         "anchor-defined-twice",
-        [_anchor("a", [1]), _anchor("a", [2])],
+        [anchor("a", [1]), anchor("a", [2])],
         "the same name anchored twice in one member, one after the other, is undecodable",
         ["PROT-33", "PROT-34"],
         ("sharing",),
     ),
     _rejected(
         "anchor-defined-inside-itself",
-        _anchor("a", [_anchor("a", [1])]),
+        anchor("a", [anchor("a", [1])]),
         "an anchor re-using the name of the anchor it is inside is defined twice: undecodable",
         ["PROT-33", "PROT-34"],
         ("sharing",),
     ),
     _rejected(
         "anchor-holds-a-number",
-        _anchor("a", 1),
+        anchor("a", 1),
         "an anchor holds an array or an object: the number 1 is undecodable",
         ["PROT-33", "PROT-34"],
         ("sharing",),
     ),
     _rejected(
         "alias-name-empty",
-        [_anchor("a", [1]), _alias("")],
+        [anchor("a", [1]), alias("")],
         "an alias's name is a non-empty string: the empty string is undecodable",
         ["PROT-33"],
         ("sharing",),
     ),
     _rejected(
         "alias-inside-its-anchor",
-        _anchor("a", [_alias("a")]),
+        anchor("a", [alias("a")]),
         "an alias inside its own anchor is a cycle, written ref: undecodable",
         ["PROT-34"],
         ("sharing",),
     ),
     _rejected(
         "alias-names-no-anchor",
-        [_anchor("a", [1]), _alias("b")],
+        [anchor("a", [1]), alias("b")],
         "an alias naming no anchor of its member is undecodable",
         ["PROT-34"],
         ("sharing",),
     ),
-    {
-        "name": "alias-of-another-member",
-        "description": "anchor names are scoped to one input member: a loopKey alias of an anchor in args is undecodable",
-        "spec": ["PROT-40", "PROT-33"],
-        "tags": ["wire", "wire-errors", "sharing"],
-        "steps": [
+    scenario(
+        "alias-of-another-member",
+        "anchor names are scoped to one input member: a loopKey alias of an anchor in args is undecodable",
+        ["PROT-40", "PROT-33"],
+        [
             op(
                 "resolveLoopKey",
-                args={"path": _anchor("a", ["x"])},
-                loopKey={"$js": "function", "returns": _alias("a")},
+                args={"path": anchor("a", ["x"])},
+                loopKey={"$js": "function", "returns": alias("a")},
             )
         ],
-    },
-    {
-        "name": "alias-of-another-request",
-        "description": "anchor names are scoped to one request: an alias of the previous request's anchor is undecodable",
-        "spec": ["PROT-40", "PROT-33"],
-        "tags": ["wire", "wire-errors", "sharing"],
-        "steps": [
-            op("canonicalize", value=_anchor("a", [1])),
-            op("canonicalize", value=_alias("a")),
+        tags=["wire", "wire-errors", "sharing"],
+    ),
+    scenario(
+        "alias-of-another-request",
+        "anchor names are scoped to one request: an alias of the previous request's anchor is undecodable",
+        ["PROT-40", "PROT-33"],
+        [
+            op("canonicalize", value=anchor("a", [1])),
+            op("canonicalize", value=alias("a")),
         ],
-    },
+        tags=["wire", "wire-errors", "sharing"],
+    ),
 ]
 
 BOUND: list[dict[str, Any]] = [
@@ -365,35 +356,35 @@ BOUND: list[dict[str, Any]] = [
         ["PROT-37"],
         ("memo",),
     ),
-    {
-        "name": "bound-name-not-held",
-        "description": "a bound tag naming no object the session holds is undecodable",
-        "spec": ["PROT-40", "PROT-37"],
-        "tags": ["wire", "wire-errors", "memo"],
-        "option": True,
-        "steps": [bind("k", {"path": "a"}), record("read", bound("j"), 0)],
-    },
-    {
-        "name": "bound-name-number",
-        "description": "a bound tag's name is a non-empty string: the number 1 is undecodable",
-        "spec": ["PROT-40", "PROT-37"],
-        "tags": ["wire", "wire-errors", "memo"],
-        "option": True,
-        "steps": [bind("k", {"path": "a"}), record("read", {"$js": "bound", "name": 1}, 0)],
-    },
-    {
-        "name": "bound-after-resume",
-        "description": "held objects live as long as the session: after a resume the bound name is unknown and undecodable",
-        "spec": ["PROT-40", "PROT-36", "PROT-37"],
-        "tags": ["wire", "wire-errors", "memo", "restore"],
-        "option": True,
-        "steps": [
+    scenario(
+        "bound-name-not-held",
+        "a bound tag naming no object the session holds is undecodable",
+        ["PROT-40", "PROT-37"],
+        [bind("k", {"path": "a"}), record("read", bound("j"), 0)],
+        tags=["wire", "wire-errors", "memo"],
+        option=True,
+    ),
+    scenario(
+        "bound-name-number",
+        "a bound tag's name is a non-empty string: the number 1 is undecodable",
+        ["PROT-40", "PROT-37"],
+        [bind("k", {"path": "a"}), record("read", {"$js": "bound", "name": 1}, 0)],
+        tags=["wire", "wire-errors", "memo"],
+        option=True,
+    ),
+    scenario(
+        "bound-after-resume",
+        "held objects live as long as the session: after a resume the bound name is unknown and undecodable",
+        ["PROT-40", "PROT-36", "PROT-37"],
+        [
             bind("k", {"path": "a"}),
             record("read", bound("k"), 0),
             resume(),
             record("read", bound("k"), 1),
         ],
-    },
+        tags=["wire", "wire-errors", "memo", "restore"],
+        option=True,
+    ),
 ]
 
 DEPTH: list[dict[str, Any]] = [
@@ -404,50 +395,48 @@ DEPTH: list[dict[str, Any]] = [
         ["PROT-41"],
         ("deep",),
     ),
-    {
-        "name": "tag-just-inside-the-decode-limit",
-        "description": f"a tag inside {DEPTH_LIMIT - 1} arrays is decoded, not rejected: the key material then fails on depth",
-        "spec": ["PROT-41", "CAN-31"],
-        "tags": ["wire", "wire-errors", "deep"],
-        "steps": [
-            op("canonicalize", value=_inside(DEPTH_LIMIT - 1, {"$js": "object", "value": {}}))
-        ],
-    },
-    {
-        "name": "plain-json-past-the-decode-limit",
-        "description": f"plain JSON past the decode limit (an object inside {DEPTH_LIMIT} arrays) is not rejected: it is kept as it is and fails canonicalization on depth",
-        "spec": ["PROT-41", "PROT-27", "CAN-31"],
-        "tags": ["wire", "wire-errors", "deep"],
-        "steps": [op("canonicalize", value=_inside(DEPTH_LIMIT, {"a": 1}))],
-    },
+    scenario(
+        "tag-just-inside-the-decode-limit",
+        f"a tag inside {DEPTH_LIMIT - 1} arrays is decoded, not rejected: the key material then fails on depth",
+        ["PROT-41", "CAN-31"],
+        [op("canonicalize", value=_inside(DEPTH_LIMIT - 1, {"$js": "object", "value": {}}))],
+        tags=["wire", "wire-errors", "deep"],
+    ),
+    scenario(
+        "plain-json-past-the-decode-limit",
+        f"plain JSON past the decode limit (an object inside {DEPTH_LIMIT} arrays) is not rejected: it is kept as it is and fails canonicalization on depth",
+        ["PROT-41", "PROT-27", "CAN-31"],
+        [op("canonicalize", value=_inside(DEPTH_LIMIT, {"a": 1}))],
+        tags=["wire", "wire-errors", "deep"],
+    ),
 ]
 
 SESSIONS: list[dict[str, Any]] = [
-    {
-        "name": "rejected-record-changes-nothing",
-        "description": "a recordToolCall rejected for its key material records nothing: the next call of round 1 continues the streak of round 0",
-        "spec": ["PROT-40", "PROT-26", "MON-17"],
-        "tags": ["wire", "wire-errors"],
-        "option": True,
-        "steps": [
+    scenario(
+        "rejected-record-changes-nothing",
+        "a recordToolCall rejected for its key material records nothing: the next call of round 1 continues the streak of round 0",
+        ["PROT-40", "PROT-26", "MON-17"],
+        [
             record("read", {"path": "a"}, 0),
             record("read", {"n": {"$js": "bigint", "value": "+1"}}, 1),
             record("read", {"path": "a"}, 1),
             get_state(),
         ],
-    },
-    {
-        "name": "rejected-declare-round-changes-nothing",
-        "description": "a declareRound rejected for its second call's key material declares nothing, not even its first call",
-        "spec": ["PROT-40", "PROT-42", "MON-10"],
-        "tags": ["wire", "wire-errors"],
-        "option": True,
-        "steps": [
+        tags=["wire", "wire-errors"],
+        option=True,
+    ),
+    scenario(
+        "rejected-declare-round-changes-nothing",
+        "a declareRound rejected for its second call's key material declares nothing, not even its first call",
+        ["PROT-40", "PROT-42", "MON-10"],
+        [
             declare(0, [("read", {"path": "a"}), ("read", {"$js": "void"})]),
             get_state(),
             record("read", {"path": "a"}, 0),
         ],
-    },
+        tags=["wire", "wire-errors"],
+        option=True,
+    ),
 ]
 
 SCENARIOS: list[dict[str, Any]] = [

@@ -23,7 +23,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from doomloop_kit.conformance.harnesses import python_reference
+from doomloop_kit.conformance.harnesses.python_reference import ReferencePort
+from doomloop_kit.conformance.protocol.server import Server
 
 FAULTS = (
     "crash",
@@ -67,7 +68,7 @@ def main() -> int:
     assert fault in FAULTS, f"unknown fault {fault}"
     nth = int(sys.argv[2]) if len(sys.argv) > 2 else 1
     _record_pids()
-    harness = python_reference.Harness()
+    server = Server(ReferencePort())
     out = sys.stdout
     count = 0
     for line in sys.stdin.buffer:
@@ -95,7 +96,7 @@ def main() -> int:
                 out.write(json.dumps({"id": 0, "result": result}) + "\n")
                 out.flush()
                 continue
-            response = json.loads(python_reference.respond(harness, line))
+            response = json.loads(server.respond(line))
             if "FAULT_FEATURES" in os.environ:
                 response["result"]["features"] = os.environ["FAULT_FEATURES"].split(",")
             out.write(json.dumps(response) + "\n")
@@ -127,7 +128,7 @@ def main() -> int:
                 out.flush()
                 continue
             if fault == "duplicate":
-                answer = python_reference.respond(harness, line) + "\n"
+                answer = server.respond(line) + "\n"
                 out.write(answer + answer)
                 out.flush()
                 continue
@@ -147,7 +148,7 @@ def main() -> int:
                 )
                 out.flush()
                 continue
-        out.write(python_reference.respond(harness, line) + "\n")
+        out.write(server.respond(line) + "\n")
         out.flush()
     return 0
 

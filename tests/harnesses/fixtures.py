@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from doomloop_kit.generators.build import build_vector
-from doomloop_kit.vectorset import files as vformat
+from doomloop_kit.vectorset.files import VectorFile, write_json_atomic
 
 READ = "read"
 
@@ -267,14 +267,14 @@ TRANSCRIPTS: dict[str, list[tuple[str, str, dict[str, Any]]]] = {
 }
 
 
-def build_files() -> dict[str, vformat.VectorFile]:
+def build_files() -> dict[str, VectorFile]:
     files = {}
     for family, items in TRANSCRIPTS.items():
         vectors = [
             build_vector(f"{family}/{name}", description, ["TEST-01"], [family], transcript)
             for name, description, transcript in items
         ]
-        files[f"curated/{family}.json"] = vformat.VectorFile(
+        files[f"curated/{family}.json"] = VectorFile(
             "curated", family, f"runner test fixtures: {family}", vectors
         )
     return files
@@ -286,7 +286,7 @@ def write_vector_set(root: Path) -> Path:
     total = 0
     for path, file in build_files().items():
         target = root / path
-        vformat.write_json_atomic(target, file.to_json())
+        write_json_atomic(target, file.to_json())
         entries.append(
             {
                 "path": path,
@@ -297,7 +297,7 @@ def write_vector_set(root: Path) -> Path:
             }
         )
         total += len(file.vectors)
-    vformat.write_json_atomic(
+    write_json_atomic(
         root / "manifest.json",
         {"format": 1, "generatorVersion": "test", "files": entries, "vectors": total},
     )

@@ -25,20 +25,20 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
+from doomloop_kit.jsvalue import utf16, values, wire
 from doomloop_kit.reference import (
     canonical,
     config,
     fingerprint,
-    jsvalues,
     ladder,
     messages,
     monitor,
     state,
     text,
-    utf16,
-    wire,
 )
 from doomloop_kit.vectorset import oracle
+from doomloop_kit.vectorset.expectations import ENGINE_ORDER
+from doomloop_kit.vectorset.vocabulary import ENGINE_OP
 
 
 def _rebind(original: Any, replacement: Any) -> None:
@@ -272,7 +272,7 @@ def null_escalation_member_absent() -> None:
 
 def counters_as_exact_integers() -> None:
     """Counters add one in exact integers, past 2^53 too (MON-58)."""
-    _edit(jsvalues, "increment", "return plain_number(float(count) + 1.0)", "return count + 1")
+    _edit(values, "increment", "return plain_number(float(count) + 1.0)", "return count + 1")
 
 
 def warning_text_changed() -> None:
@@ -352,7 +352,7 @@ def restore_clears_memo() -> None:
 
 def engine_dispatch_perturbed() -> None:
     """runScenario answers with the second dispatch of the first run asking another model."""
-    real = oracle.FUNCTION_OPS[oracle.ENGINE_OP]
+    real = oracle.FUNCTION_OPS[ENGINE_OP]
 
     def fake(request: Any) -> object:
         transcript: Any = real(request)
@@ -361,7 +361,7 @@ def engine_dispatch_perturbed() -> None:
             dispatches[1]["request"]["model"] = "mutant-model"
         return transcript
 
-    oracle.FUNCTION_OPS[oracle.ENGINE_OP] = fake
+    oracle.FUNCTION_OPS[ENGINE_OP] = fake
 
 
 # -- concurrent batches (ENG-138, ENG-139): the events of a run rearranged -------------------
@@ -379,11 +379,11 @@ def _rearranged(reorder: Reorder) -> None:
         transcript: Any = expected["result"]
         seed = json.dumps(request.get("scenario"), sort_keys=True)
         draw = random.Random(seed)
-        for run, order in zip(transcript["runs"], expected[oracle.ENGINE_ORDER], strict=True):
+        for run, order in zip(transcript["runs"], expected[ENGINE_ORDER], strict=True):
             reorder(run["events"], order["events"], run["executions"], order["executions"], draw)
         return transcript
 
-    oracle.FUNCTION_OPS[oracle.ENGINE_OP] = fake
+    oracle.FUNCTION_OPS[ENGINE_OP] = fake
 
 
 def _batches(slots: list[Any]) -> list[list[int]]:

@@ -113,10 +113,10 @@ def first_mismatch(prepared: Prepared) -> str | None:
         DECLARED_ONLY_FEATURES,
         expected_error,
     )
-    from doomloop_kit.reference.wire import features_of, uses_js_coercion
+    from doomloop_kit.vectorset.expectations import normative
+    from doomloop_kit.vectorset.vocabulary import OpError, features_of, uses_js_coercion
 
-    normative = oracle.normative
-    op_error = oracle.OpError
+    op_error = OpError
     for vector_id, option, initial_state, steps, features in prepared:
         # As tests/test_vector_replay.py: the declared features are those the
         # inputs need (json-own-members alone may be declared by hand), and
@@ -181,10 +181,11 @@ def engine_outcome(scenario: Any) -> dict[str, Any]:
     swapped an engine module in runs the swap."""
     from doomloop_kit.generators.build import expected_error
     from doomloop_kit.vectorset import oracle
+    from doomloop_kit.vectorset.vocabulary import OpError
 
     try:
         return oracle.engine_expectation({"scenario": scenario})
-    except oracle.OpError as error:
+    except OpError as error:
         return expected_error(error)
 
 

@@ -89,9 +89,11 @@ def spec_version(root: Path) -> str:
 
 
 def protocol_version(root: Path) -> int:
-    match = _PROTOCOL.search((root / "conformance" / "protocol.py").read_text(encoding="utf-8"))
+    match = _PROTOCOL.search(
+        (root / "conformance" / "protocol" / "messages.py").read_text(encoding="utf-8")
+    )
     if match is None:
-        raise RecordError("conformance/protocol.py defines no PROTOCOL_VERSION")
+        raise RecordError("conformance/protocol/messages.py defines no PROTOCOL_VERSION")
     return int(match.group(1))
 
 

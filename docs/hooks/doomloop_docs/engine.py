@@ -1,7 +1,7 @@
 """A worked engine example, generated when the site is built (spec §15.1.4).
 
 A page writes ``<!-- doomloop:engine-example I-08 -->``; the marker becomes one
-of the brief's scenarios (``doomloop_kit.generators.engine_scenarios.brief``),
+of the brief's scenarios (``doomloop_kit.generators.curated.engine.brief``),
 the facts it pins, and the transcript the reference engine produces for it
 (``doomloop_kit.engine.run_scenario``, the answer a harness gives to
 ``runScenario``): a summary of each run and the whole transcript, folded. No
@@ -34,7 +34,7 @@ class ExampleError(Exception):
 def brief_entry(brief_id: str) -> Entry:
     """The brief scenario with this id (``I-08``; a variant is ``I-15/<variant>``)."""
     try:
-        from doomloop_kit.generators.engine_scenarios.brief import SCENARIOS
+        from doomloop_kit.generators.curated.engine.brief import SCENARIOS
     except ImportError as error:  # pragma: no cover - the kit is installed with the docs
         raise ExampleError(f"the brief's scenarios are not importable: {error}") from error
     for entry in SCENARIOS:

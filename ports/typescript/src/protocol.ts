@@ -9,6 +9,7 @@
  */
 
 import { runScenario, ScenarioError } from './engine/index.js';
+import { hasOwn, isObject, type Json } from './engine/json.js';
 import { classifyWarning } from './warning-codes.js';
 import { decode, encode, setMember, WireError } from './wire.js';
 
@@ -17,7 +18,7 @@ export type DoomLoopModule = typeof import('./doom-loop.js');
 type Monitor = InstanceType<DoomLoopModule['DoomLoopMonitor']>;
 type RecordOptions = NonNullable<Parameters<Monitor['recordToolCall']>[3]>;
 
-export type Json = null | boolean | number | string | Json[] | { [name: string]: Json };
+export type { Json };
 
 export interface ErrorBody {
   code: string;
@@ -80,13 +81,6 @@ export class OpError extends Error {
     this.code = code;
     this.name = 'OpError';
   }
-}
-
-const hasOwn = (target: object, name: string): boolean =>
-  Object.prototype.hasOwnProperty.call(target, name);
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function describe(error: unknown): string {

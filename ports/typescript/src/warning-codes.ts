@@ -7,7 +7,7 @@
  * two rung names) is a convenience of the kit; the message is the fact.
  */
 
-import type { Json } from './protocol.js';
+import type { Json } from './engine/json.js';
 
 interface Template {
   code: string;

@@ -1,6 +1,6 @@
 /**
  * The tagged-JSON encoding of JS-only values used by vector files and the
- * harness protocol (design notes "Value encoding"; reference/wire.py).
+ * harness protocol (design notes "Value encoding"; jsvalue/wire.py).
  *
  * `decode` turns tagged JSON (as `JSON.parse` returns it) into real JS values;
  * `encode` turns JS values back into tagged JSON. Objects are always built
@@ -8,9 +8,11 @@
  * stays an ordinary member in both directions.
  */
 
+import { hasOwn, isObject, type Json } from './engine/json.js';
+
 export const TAG = '$js';
 
-/** The controlled feature vocabulary (reference/wire.py FEATURES). */
+/** The controlled feature vocabulary (vectorset/vocabulary.py FEATURES). */
 export const FEATURES: readonly string[] = [
   'undefined',
   'non-finite-numbers',
@@ -46,14 +48,6 @@ export class WireError extends Error {
   }
 }
 
-type Json = null | boolean | number | string | Json[] | { [name: string]: Json };
-
-const hasOwn = (target: object, name: string): boolean =>
-  Object.prototype.hasOwnProperty.call(target, name);
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 export function setMember(target: Record<string, unknown>, name: string, value: unknown): void {
   Object.defineProperty(target, name, { value, enumerable: true, writable: true, configurable: true });

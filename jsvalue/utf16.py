@@ -42,6 +42,13 @@ def has_lone_surrogate(text: str) -> bool:
     return _LONE_SURROGATE.search(normalize(text)) is not None
 
 
+def escape_lone_surrogates(json_text: str) -> str:
+    """JSON text with every surrogate code point written as a lowercase ``\\udxxx`` escape,
+    the way JS ``JSON.stringify`` writes a lone surrogate (PROT-04): UTF-8 cannot hold it.
+    Surrogates stand only inside JSON strings, where the escape is the same code unit."""
+    return _LONE_SURROGATE.sub(lambda found: f"\\u{ord(found.group()):04x}", json_text)
+
+
 def utf8_bytes(text: str) -> bytes:
     """UTF-8 bytes as JS ``TextEncoder`` makes them: a lone surrogate → U+FFFD."""
     return _LONE_SURROGATE.sub("\ufffd", normalize(text)).encode("utf-8")

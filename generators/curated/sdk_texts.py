@@ -13,7 +13,19 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..steps import FUNCTION, INFINITY, NAN, SYMBOL, bigint, nest, op, ref, returns, throws
+from ..steps import (
+    FUNCTION,
+    INFINITY,
+    NAN,
+    SYMBOL,
+    bigint,
+    nest,
+    op,
+    ref,
+    returns,
+    scenario,
+    throws,
+)
 
 FAMILY = "texts"
 DESCRIPTION = "the SDK's exact warning and error texts: configuration, loop keys, canonicalization"
@@ -22,33 +34,33 @@ ARGS = {"path": "a.txt", "mode": "r"}
 
 
 def _option(name: str, pins: str, spec: list[str], option: Any) -> dict[str, Any]:
-    return {
-        "name": name,
-        "description": pins,
-        "spec": ["CFG-34", *spec],
-        "tags": ["texts", "config-warning"],
-        "steps": [op("resolveOption", option=option)],
-    }
+    return scenario(
+        name,
+        pins,
+        ["CFG-34", *spec],
+        [op("resolveOption", option=option)],
+        tags=["texts", "config-warning"],
+    )
 
 
 def _loop_key(name: str, pins: str, spec: list[str], loop_key: Any) -> dict[str, Any]:
-    return {
-        "name": name,
-        "description": pins,
-        "spec": ["KEY-17", *spec],
-        "tags": ["texts", "loop-key-warning"],
-        "steps": [op("resolveLoopKey", loopKey=loop_key, args=ARGS)],
-    }
+    return scenario(
+        name,
+        pins,
+        ["KEY-17", *spec],
+        [op("resolveLoopKey", loopKey=loop_key, args=ARGS)],
+        tags=["texts", "loop-key-warning"],
+    )
 
 
 def _canonical(name: str, pins: str, spec: list[str], value: Any) -> dict[str, Any]:
-    return {
-        "name": name,
-        "description": pins,
-        "spec": ["CAN-35", *spec],
-        "tags": ["texts", "canonicalization-message"],
-        "steps": [op("canonicalize", value=value)],
-    }
+    return scenario(
+        name,
+        pins,
+        ["CAN-35", *spec],
+        [op("canonicalize", value=value)],
+        tags=["texts", "canonicalization-message"],
+    )
 
 
 SCENARIOS: list[dict[str, Any]] = [
@@ -165,12 +177,12 @@ SCENARIOS: list[dict[str, Any]] = [
         ["CAN-36", "CAN-31"],
         nest(65, INFINITY),
     ),
-    {
-        "name": "record-canonicalization-message",
-        "description": "recordToolCall with a bigint in the key material fails with the bigint message",
-        "spec": ["CAN-35", "CAN-33", "MON-15"],
-        "tags": ["texts", "canonicalization-message"],
-        "option": True,
-        "steps": [op("recordToolCall", toolName="t", keyMaterial={"n": bigint(1)}, round=0)],
-    },
+    scenario(
+        "record-canonicalization-message",
+        "recordToolCall with a bigint in the key material fails with the bigint message",
+        ["CAN-35", "CAN-33", "MON-15"],
+        [op("recordToolCall", toolName="t", keyMaterial={"n": bigint(1)}, round=0)],
+        tags=["texts", "canonicalization-message"],
+        option=True,
+    ),
 ]

@@ -1,21 +1,21 @@
-"""The JSON encoding of values plain JSON cannot carry (spec/features.md).
+"""The JSON encoding of values plain JSON cannot carry (spec/features.md, PROT-05).
 
 Vector files and the harness protocol carry JS-only values as *tagged
 objects*: a JSON object whose member ``"$js"`` names the kind. This module
-turns tagged JSON into the reference's Python values (:func:`decode`), back
-again (:func:`encode`), and names the features a JSON value needs
-(:func:`features_of`).
+turns tagged JSON into the Python values of :mod:`.values` (:func:`decode`)
+and back again (:func:`encode`). The feature each tag needs (the last
+column) is named by :func:`doomloop_kit.vectorset.vocabulary.features_of`.
 
 =========================================  ==============================  ===================
 tagged form                                Python value                    feature
 =========================================  ==============================  ===================
-``{"$js": "undefined"}``                   :data:`~.jsvalues.UNDEFINED`     ``undefined``
+``{"$js": "undefined"}``                   :data:`~.values.UNDEFINED`       ``undefined``
 ``{"$js": "number", "value": "NaN"}``      ``float("nan")`` (also          ``non-finite-numbers``
                                            ``"Infinity"``, ``"-Infinity"``)
 ``{"$js": "number", "value": "-0"}``       ``-0.0``                        ``negative-zero``
-``{"$js": "bigint", "value": "12"}``       :class:`~.jsvalues.JsBigInt`    ``bigint``
-``{"$js": "function"}``                    :class:`~.jsvalues.JsFunction`  ``function-values``
-``{"$js": "symbol"}``                      :class:`~.jsvalues.JsFunction`  ``function-values``
+``{"$js": "bigint", "value": "12"}``       :class:`~.values.JsBigInt`      ``bigint``
+``{"$js": "function"}``                    :class:`~.values.JsFunction`    ``function-values``
+``{"$js": "symbol"}``                      :class:`~.values.JsFunction`    ``function-values``
 ``{"$js": "function", "returns": V}``      a loop-key function             ``loop-key-functions``
 ``{"$js": "function", "throws": "msg"}``   a loop-key function             ``loop-key-functions``
 ``{"$js": "ref", "up": k}``                the k-th enclosing container    ``circular-references``
@@ -38,56 +38,28 @@ Strings holding lone surrogates travel as ordinary ``\\udxxx`` JSON escapes
 (feature ``lone-surrogates``); integers beyond +/-2^53 as plain JSON
 integers (feature ``large-integers``).
 
-:func:`loads` and :func:`dumps` read and write the JSON text of a protocol
-line as JS does (PROT-44): every number a double, written by
-``Number::toString``, so that a harness over the reference answers a line
-exactly as the TypeScript and Go harnesses do.
+The JSON text around these values, as JS reads and writes it, is
+:mod:`.jsjson`'s.
 """
 
 from __future__ import annotations
 
-import json
 import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Final
 
-from .jsvalues import (
+from .values import (
     MAX_SAFE_INTEGER,
     UNDEFINED,
     JsBigInt,
     JsFunction,
     is_number,
-    number_to_string,
     to_double,
 )
 
 TAG: Final = "$js"
-
-FEATURES: Final = (
-    "undefined",
-    "non-finite-numbers",
-    "negative-zero",
-    "bigint",
-    "function-values",
-    "loop-key-functions",
-    "circular-references",
-    "deep-nesting",
-    "lone-surrogates",
-    "large-integers",
-    "json-own-members",
-    "js-inherited-members",
-    "js-coercion",
-    "shared-objects",
-    "object-identity",
-    "engine",
-)
-"""The controlled feature vocabulary, in the order spec/features.md lists it (``engine``:
-the engine level, operation ``runScenario``; never computed from a monitor input)."""
-
-OP_FEATURES: Final = {"bindObject": "object-identity", "setMember": "object-identity"}
-"""Operations that need a feature whatever their inputs (PROT-36, PROT-38)."""
 
 
 class WireError(ValueError):
@@ -391,168 +363,3 @@ def _encode_container(
 
 def _negative_zero(value: float) -> bool:
     return value == 0 and math.copysign(1.0, value) < 0
-
-
-_LONE_SURROGATE_ESCAPE: Final = re.compile("[\ud800-\udfff]")
-
-
-def features_of(value: object) -> set[str]:
-    """The features a tagged JSON value needs (spec/features.md)."""
-    found: set[str] = set()
-    _scan(value, found)
-    return found
-
-
-def _scan(value: object, found: set[str]) -> None:
-    if isinstance(value, str):
-        if _LONE_SURROGATE_ESCAPE.search(
-            value.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "surrogatepass")
-        ):
-            found.add("lone-surrogates")
-    elif is_number(value) and isinstance(value, int) and abs(value) > MAX_SAFE_INTEGER:
-        found.add("large-integers")
-    elif isinstance(value, list):
-        for item in value:
-            _scan(item, found)
-    elif isinstance(value, Mapping):
-        for key in value:
-            _scan(key, found)
-        if TAG in value and (feature := _tag_feature(value)) != "core":
-            found.add(feature)
-        for member in value.values():
-            _scan(member, found)
-
-
-def _tag_feature(value: Mapping[str, object]) -> str:
-    kind = value[TAG]
-    if kind == "number":
-        return "negative-zero" if value.get("value") == "-0" else "non-finite-numbers"
-    if kind == "function" and ("returns" in value or "throws" in value):
-        return "loop-key-functions"
-    simple = {
-        "undefined": "undefined",
-        "bigint": "bigint",
-        "function": "function-values",
-        "symbol": "function-values",
-        "ref": "circular-references",
-        "nest": "deep-nesting",
-        "anchor": "shared-objects",
-        "alias": "shared-objects",
-        "bound": "object-identity",
-    }
-    return simple.get(str(kind), "core")
-
-
-# -- inputs that need JS coercion (feature js-coercion, CFG-45) --------------------
-
-TEXT_NUMBER_OPTIONS: Final = (
-    "maxPeriodTokens",
-    "minRepeats",
-    "minCoveredTokens",
-    "maxWindowTokens",
-)
-
-
-def _given(members: object, name: str) -> object:
-    """A tagged JSON member that is given: neither absent, undefined nor null."""
-    if not isinstance(members, Mapping) or TAG in members:
-        return None
-    value = members.get(name)
-    return None if value is None or value == {TAG: "undefined"} else value
-
-
-def _is_number(value: object) -> bool:
-    return is_number(value) or (isinstance(value, Mapping) and value.get(TAG) == "number")
-
-
-def _coerced_text(options: object, *, enabled: bool) -> bool:
-    numbers = (_given(options, name) for name in TEXT_NUMBER_OPTIONS)
-    if any(value is not None and not _is_number(value) for value in numbers):
-        return True
-    flag = _given(options, "enabled") if enabled else None
-    return flag is not None and not isinstance(flag, bool)
-
-
-def uses_js_coercion(request: Mapping[str, object]) -> bool:
-    """True when a request (tagged JSON, ``op`` and inputs) needs feature ``js-coercion``
-    (CFG-45): a text option that is not a number, a non-boolean ``text.enabled``
-    (``create``/``resolveOption``/``resume`` options, ``detectTextRepetition``),
-    or a non-boolean ``allowEscalate`` (``resolveLadderAction``, PROT-28)."""
-    op = request.get("op")
-    if op == "detectTextRepetition":
-        return _coerced_text(_given(request, "options"), enabled=False)
-    if op == "resolveLadderAction":
-        flag = request.get("allowEscalate", True)  # null is read by truthiness too
-        return flag != {TAG: "undefined"} and not isinstance(flag, bool)
-    if op in ("create", "resolveOption"):
-        return _coerced_text(_given(_given(request, "option"), "text"), enabled=True)
-    return False
-
-
-# -- the JSON text of a protocol line (PROT-44) ---------------------------------------
-
-JSON_WHITESPACE: Final = b" \t\r\n"
-"""The bytes a blank protocol line may hold (RFC 8259 whitespace): it gets no answer."""
-
-_LONGEST_EXACT_INTEGER: Final = 400
-"""Characters beyond which an integer literal is certainly beyond the doubles (the
-largest finite double has 309 digits): it reads as +/-Infinity, as in JS."""
-
-
-def _integer(text: str) -> int | float:
-    return int(text) if len(text) <= _LONGEST_EXACT_INTEGER else float(text)
-
-
-def _no_constant(name: str) -> object:
-    raise ValueError(f"{name} is not JSON (non-finite numbers travel as tagged values)")
-
-
-_DECODER: Final = json.JSONDecoder(parse_int=_integer, parse_constant=_no_constant)
-
-
-def loads(text: str) -> object:
-    """A JSON text read as JS ``JSON.parse`` reads it: ``NaN`` and ``Infinity`` are not
-    JSON (ValueError), and an integer literal of any length is a number -- one too long
-    for any double is +/-Infinity (Python would refuse more than 4,300 digits)."""
-    return _DECODER.decode(text)
-
-
-def dumps(value: object) -> str:
-    """Plain JSON as JS ``JSON.stringify`` writes it, strings escaped to ASCII.
-
-    A number is written by ``Number::toString`` of its double: ``1e+21``,
-    ``1e-7``, 2^64 as ``18446744073709552000``. A non-finite number, a
-    non-string key or a value that is not plain JSON raises ValueError or
-    TypeError (results carry such values as tags, :func:`encode`).
-    """
-    parts: list[str] = []
-    _dump(value, parts)
-    return "".join(parts)
-
-
-def _dump(value: object, out: list[str]) -> None:
-    if value is None or value is True or value is False:
-        out.append("null" if value is None else ("true" if value else "false"))
-    elif isinstance(value, str):
-        out.append(json.dumps(value))
-    elif isinstance(value, int) and abs(value) <= MAX_SAFE_INTEGER:
-        out.append(str(value))
-    elif isinstance(value, int | float):
-        out.append(number_to_string(value))
-    elif isinstance(value, list):
-        out.append("[")
-        for index, item in enumerate(value):
-            if index:
-                out.append(",")
-            _dump(item, out)
-        out.append("]")
-    elif isinstance(value, Mapping):
-        out.append("{")
-        for index, (key, member) in enumerate(value.items()):
-            if not isinstance(key, str):
-                raise TypeError(f"an object key must be a string, not {key!r}")
-            out.append(("," if index else "") + json.dumps(key) + ":")
-            _dump(member, out)
-        out.append("}")
-    else:
-        raise TypeError(f"not plain JSON: {type(value).__name__}")

@@ -1,7 +1,8 @@
 """Small builders for scenario data: output items, turns, runs (ENG-16).
 
-They only shorten the scenario table in :mod:`.brief`; every builder returns
-plain JSON, the form a vector will store.
+They shorten the scenario tables of this package, and the engine strategies
+(:mod:`doomloop_kit.generators.engine_families`) draw with them too; every
+builder returns plain JSON, the form a vector will store.
 """
 
 from __future__ import annotations

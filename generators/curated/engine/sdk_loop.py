@@ -12,7 +12,7 @@ here pins the decision (marked *decision* in its title).
 from __future__ import annotations
 
 from .brief import DONE, SAME, WEB_SEARCH
-from .build import Json, JsonObject, call, decide, fresh, scenario, text, turn
+from .builders import Json, JsonObject, call, decide, fresh, scenario, text, turn
 
 DIRECTIVE = (
     "You have reached the tool-use limit, and tools are no longer available. Do not attempt to "

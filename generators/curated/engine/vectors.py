@@ -1,20 +1,20 @@
 """The curated engine vector files (spec/vectors.md#engine-vectors).
 
 ``engine-scenarios``: every entry of the brief's scenario table
-(:data:`~.engine_scenarios.brief.SCENARIOS`) as an engine vector whose
+(:data:`~.brief.SCENARIOS`) as an engine vector whose
 expectation is the reference engine's transcript. The entry's brief facts
 were written by hand from the brief, independently of the engine; a vector
 is written only when every fact holds on that transcript, which is why the
 expectation can be trusted (a fact that fails stops the regeneration).
 
 ``engine-statements``: the rules of the brief its table leaves without a
-scenario (:data:`~.engine_scenarios.statements.STATEMENTS`), and
+scenario (:data:`~.statements.STATEMENTS`), and
 ``engine-pins``: behaviours the engine's mutation job found no vector
-pinning (:data:`~.engine_scenarios.pins.PINS`); both as ``engine-scenarios``,
+pinning (:data:`~.pins.PINS`); both as ``engine-scenarios``,
 their facts taken from the brief's rules.
 
 ``engine-sdk-loop``: what the SDK's real run loop does (engine brief §10,
-:data:`~.engine_scenarios.sdk_loop.SDK_LOOP`), one fact each, taken from the
+:data:`~.sdk_loop.SDK_LOOP`), one fact each, taken from the
 brief's §10 or the SDK's recorded answers.
 
 ``engine-bad-input``: the defined outcomes of bad input (ENG-20 to ENG-23),
@@ -32,13 +32,13 @@ from typing import Any, Final, cast
 from doomloop_kit.engine import Scenario, ScenarioError
 from doomloop_kit.vectorset.files import Vector, VectorFile
 
-from . import build
-from .engine_scenarios.brief import SCENARIOS
-from .engine_scenarios.build import call, decide, fresh, text, turn
-from .engine_scenarios.facts import FactFailure, check_fact
-from .engine_scenarios.pins import PINS
-from .engine_scenarios.sdk_loop import SDK_LOOP
-from .engine_scenarios.statements import STATEMENTS
+from ... import build
+from .brief import SCENARIOS
+from .builders import call, decide, fresh, text, turn
+from .facts import FactFailure, check_fact
+from .pins import PINS
+from .sdk_loop import SDK_LOOP
+from .statements import STATEMENTS
 
 SCENARIOS_FAMILY: Final = "engine-scenarios"
 BAD_INPUT_FAMILY: Final = "engine-bad-input"
@@ -486,7 +486,7 @@ def bad_input_file() -> VectorFile:
     )
 
 
-def curated_files() -> list[VectorFile]:
+def engine_files() -> list[VectorFile]:
     """The curated engine files, in manifest order."""
     return [
         scenarios_file(),

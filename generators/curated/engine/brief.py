@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from doomloop_kit.reference import fingerprint_tool_call
 
-from .build import Json, JsonObject, call, decide, fresh, repeated_calls, scenario, text, turn
+from .builders import Json, JsonObject, call, decide, fresh, repeated_calls, scenario, text, turn
 
 ON: Json = True
 QUERY_KEY: JsonObject = {"function": "project", "fields": {"query": ["trim", "lower"]}}

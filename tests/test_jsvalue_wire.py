@@ -6,16 +6,11 @@ import json
 import math
 
 import pytest
-from doomloop_kit.reference import (
-    UNDEFINED,
-    CanonicalizationError,
-    JsBigInt,
-    JsFunction,
-    canonicalize,
-    wire,
-)
-from doomloop_kit.reference.jsvalues import number_to_string
-from doomloop_kit.reference.utf16 import code_unit_length, tail_code_units
+from doomloop_kit.jsvalue import wire
+from doomloop_kit.jsvalue.utf16 import code_unit_length, tail_code_units
+from doomloop_kit.jsvalue.values import UNDEFINED, JsBigInt, JsFunction, number_to_string
+from doomloop_kit.reference import CanonicalizationError, canonicalize
+from doomloop_kit.vectorset.vocabulary import features_of
 
 
 def test_scalar_tags() -> None:
@@ -127,36 +122,6 @@ def test_large_integers_echo_as_js_holds_them() -> None:
     ]
 
 
-def test_features_of() -> None:
-    assert wire.features_of({"a": [1, "x", None]}) == set()
-    assert wire.features_of({"$js": "object", "value": {}}) == set()
-    assert wire.features_of(
-        [
-            {"$js": "undefined"},
-            {"$js": "number", "value": "-0"},
-            {"$js": "number", "value": "NaN"},
-            {"$js": "bigint", "value": "1"},
-            {"$js": "symbol"},
-            {"$js": "function", "throws": "x"},
-            {"$js": "ref", "up": 1},
-            {"$js": "nest", "depth": 70, "value": 1},
-            {"\ud800": 2**60},
-        ]
-    ) == {
-        "undefined",
-        "negative-zero",
-        "non-finite-numbers",
-        "bigint",
-        "function-values",
-        "loop-key-functions",
-        "circular-references",
-        "deep-nesting",
-        "lone-surrogates",
-        "large-integers",
-    }
-    assert set(wire.FEATURES) >= {"json-own-members", "lone-surrogates"}
-
-
 def test_number_helpers() -> None:
     assert number_to_string(3.0) == "3" and number_to_string(2.5) == "2.5"
     with pytest.raises(ValueError):
@@ -202,7 +167,7 @@ def test_shared_round_trip_keeps_identity_and_cycles_stay_refs() -> None:
     assert isinstance(back, dict)
     assert back["x"] is back["y"]["deep"] and back["x"] == inner
     assert back["c1"] is back["c2"][0] is back["c1"]["self"]
-    assert wire.features_of(tagged) == {"shared-objects", "circular-references"}
+    assert features_of(tagged) == {"shared-objects", "circular-references"}
 
 
 def test_results_write_shared_objects_out_in_full() -> None:
@@ -276,48 +241,7 @@ def test_bound_names_the_held_object() -> None:
     assert isinstance(decoded, list) and decoded[0] is held["k"] and decoded[1]["w"] is held["k"]
     with pytest.raises(wire.WireError, match="no object bound"):
         wire.decode({"$js": "bound", "name": "other"}, held)
-    assert wire.features_of({"$js": "bound", "name": "k"}) == {"object-identity"}
-
-
-# -- the JSON text of a protocol line (PROT-44) ---------------------------------------
-
-
-def test_loads_reads_numbers_as_js_does_whatever_their_length() -> None:
-    nines = "9" * 5000  # beyond Python's 4,300 digits of integer text
-    assert wire.loads(f"[{nines}, -{nines}, 12, 1e400]") == [math.inf, -math.inf, 12, math.inf]
-    for constant in ("NaN", "Infinity", "-Infinity"):
-        with pytest.raises(ValueError, match="not JSON"):
-            wire.loads(f"[{constant}]")
-
-
-@pytest.mark.parametrize(
-    ("value", "text"),
-    [
-        (2**64, "18446744073709552000"),
-        (2**64 + 1, "18446744073709552000"),
-        (9007199254740993, "9007199254740992"),
-        (1e21, "1e+21"),
-        (1e-7, "1e-7"),
-        (1.0, "1"),
-        (-0.0, "0"),
-        (
-            [1, {"a": None, "b": [True, False]}, "é\ud800"],
-            '[1,{"a":null,"b":[true,false]},"\\u00e9\\ud800"]',
-        ),
-        ({}, "{}"),
-    ],
-)
-def test_dumps_writes_numbers_as_json_stringify(value: object, text: str) -> None:
-    assert wire.dumps(value) == text
-    assert json.loads(text) == json.loads(wire.dumps(json.loads(text)))
-
-
-@pytest.mark.parametrize(
-    ("value", "error"), [(math.nan, ValueError), ({1: 2}, TypeError), ({1, 2}, TypeError)]
-)
-def test_dumps_refuses_what_json_cannot_hold(value: object, error: type[Exception]) -> None:
-    with pytest.raises(error):
-        wire.dumps(value)
+    assert features_of({"$js": "bound", "name": "k"}) == {"object-identity"}
 
 
 def test_a_bigint_of_any_length_decodes_and_encodes() -> None:

@@ -11,7 +11,7 @@ same format as :mod:`.brief`.
 from __future__ import annotations
 
 from .brief import DONE, ESCALATE_AT_2, SAME, STUCK_20, WEB_SEARCH
-from .build import Json, JsonObject, call, decide, fresh, repeated_calls, scenario, text, turn
+from .builders import Json, JsonObject, call, decide, fresh, repeated_calls, scenario, text, turn
 
 STEER_LADDER: JsonObject = {"observe": 2, "steer": 2, "block": False, "stop": 6}
 

@@ -6,7 +6,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..steps import get_state, op, reset_text, text
+from doomloop_kit.vectorset.files import ABSENT
+
+from ..steps import Scenario, get_state, op, reset_text, scenario, text
 
 FAMILY = "text"
 DESCRIPTION = (
@@ -43,29 +45,20 @@ def _detect(value: str, options: dict[str, Any] | None = LOOSE) -> dict[str, Any
     return step
 
 
-def _scenario(
+def _text(
     name: str,
     pins: str,
     spec: list[str],
     steps: list[dict[str, Any]],
-    option: Any = None,
+    option: Any = ABSENT,
     tags: list[str] | None = None,
-) -> dict[str, Any]:
-    scenario: dict[str, Any] = {
-        "name": name,
-        "description": pins,
-        "spec": spec,
-        "tags": ["text", *(tags or [])],
-        "steps": steps,
-    }
-    if option is not None:
-        scenario["option"] = option
-    return scenario
+) -> Scenario:
+    return scenario(name, pins, spec, steps, tags=["text", *(tags or [])], option=option)
 
 
 SCENARIOS: list[dict[str, Any]] = (
     [
-        _scenario(
+        _text(
             f"separator-{label}",
             f"U+{ord(ch):04X} is JS whitespace: 'ok' four times separated by it repeats 4 times",
             ["TXT-04", "TXT-05", "TXT-06"],
@@ -75,7 +68,7 @@ SCENARIOS: list[dict[str, Any]] = (
         for label, ch in JS_WHITESPACE.items()
     ]
     + [
-        _scenario(
+        _text(
             f"not-separator-{label}",
             f"U+{ord(ch):04X} is not JS whitespace (Python str.split would split on it): one token, no result",
             ["TXT-04", "TXT-06", "TXT-08", "DIV-05"],
@@ -85,7 +78,7 @@ SCENARIOS: list[dict[str, Any]] = (
         for label, ch in NOT_SEPARATORS.items()
     ]
     + [
-        _scenario(
+        _text(
             "monitor-normalises-whitespace",
             "recordAssistantText collapses every JS whitespace run to one space: variants of one text form a cross-step streak",
             ["MON-41", "MON-45", "MON-46"],
@@ -99,7 +92,7 @@ SCENARIOS: list[dict[str, Any]] = (
             option=True,
             tags=["monitor"],
         ),
-        _scenario(
+        _text(
             "budget-cuts-surrogate-pair",
             "the code-unit budget (maxWindowTokens x 64) cuts through a surrogate pair: the cut token no longer matches",
             ["TXT-02", "TXT-18", "CONF-03"],
@@ -110,14 +103,14 @@ SCENARIOS: list[dict[str, Any]] = (
             ],
             tags=["budget"],
         ),
-        _scenario(
+        _text(
             "period-tie-smaller-wins",
             "x repeated 8 times: periods 1, 2 and 4 all cover 8 tokens; the smallest period wins",
             ["TXT-09", "TXT-12", "TXT-13"],
             [_detect(" ".join(["x"] * 8)), _detect(" ".join(["a", "b"] * 6))],
             tags=["period"],
         ),
-        _scenario(
+        _text(
             "period-longer-covers-more",
             "a longer period wins only when it covers strictly more tokens",
             ["TXT-09", "TXT-13", "TXT-14"],
@@ -128,7 +121,7 @@ SCENARIOS: list[dict[str, Any]] = (
             ],
             tags=["period"],
         ),
-        _scenario(
+        _text(
             "window-limit",
             "only the last maxWindowTokens tokens are examined",
             ["TXT-19", "TXT-09"],
@@ -139,7 +132,7 @@ SCENARIOS: list[dict[str, Any]] = (
             ],
             tags=["window"],
         ),
-        _scenario(
+        _text(
             "minimum-tokens",
             "no result below max(minCoveredTokens, 2) tokens, even with minCoveredTokens 1",
             ["TXT-08"],
@@ -152,7 +145,7 @@ SCENARIOS: list[dict[str, Any]] = (
             ],
             tags=["minimum"],
         ),
-        _scenario(
+        _text(
             "defaults",
             "default options: 4 repeats covering 12 tokens are needed",
             ["TXT-16", "CFG-17", "TXT-14"],
@@ -164,7 +157,7 @@ SCENARIOS: list[dict[str, Any]] = (
             ],
             tags=["defaults"],
         ),
-        _scenario(
+        _text(
             "within-response-verdict",
             "a response repeating 'one two three' 4 times gives a text-repetition verdict (streak = repeats)",
             ["MON-43", "MON-44", "MON-49", "MSG-06"],
@@ -172,7 +165,7 @@ SCENARIOS: list[dict[str, Any]] = (
             option=True,
             tags=["monitor", "within"],
         ),
-        _scenario(
+        _text(
             "cross-step-verdict",
             "identical texts across steps: text-streak verdicts observe at 2, never block (allowBlock false), stop at 6",
             ["MON-45", "MON-46", "MON-47", "LAD-04"],
@@ -180,7 +173,7 @@ SCENARIOS: list[dict[str, Any]] = (
             option=True,
             tags=["monitor", "across"],
         ),
-        _scenario(
+        _text(
             "tie-within-wins",
             "within-response and cross-step verdicts with the same action: the within-response verdict is returned; stop across steps wins",
             ["MON-48"],
@@ -188,7 +181,7 @@ SCENARIOS: list[dict[str, Any]] = (
             option=True,
             tags=["monitor", "within", "across"],
         ),
-        _scenario(
+        _text(
             "empty-text-no-op",
             "empty or all-whitespace text neither counts nor resets the streak",
             ["MON-42"],
@@ -196,7 +189,7 @@ SCENARIOS: list[dict[str, Any]] = (
             option=True,
             tags=["monitor"],
         ),
-        _scenario(
+        _text(
             "reset-text-streak",
             "resetTextStreak forgets the text streak only; a different text restarts it too",
             ["MON-51", "MON-46"],
@@ -212,7 +205,7 @@ SCENARIOS: list[dict[str, Any]] = (
             option=True,
             tags=["monitor"],
         ),
-        _scenario(
+        _text(
             "text-disabled",
             "text: false disables both text detectors: no verdicts, no text streak",
             ["MON-59", "CFG-14"],
@@ -220,7 +213,7 @@ SCENARIOS: list[dict[str, Any]] = (
             option={"text": False},
             tags=["monitor"],
         ),
-        _scenario(
+        _text(
             "text-options-configured",
             "configured text options (minRepeats 2, minCoveredTokens 2) reach the within-response detector",
             ["CFG-16", "MON-43"],
@@ -234,7 +227,7 @@ SCENARIOS: list[dict[str, Any]] = (
 # Added for the mutation job (tests/mutation/REPORT.md): facts that no other
 # vector pinned, each named after the spec statement it holds to.
 SCENARIOS += [
-    _scenario(
+    _text(
         "budget-exactly-64-units-per-token",
         "the budget is exactly maxWindowTokens x 64 code units: 34 x 64 = 2176 units of 66-unit tokens keep 32 whole repeats (63 or 65 units per token would keep 31 or 33)",
         ["TXT-02", "TXT-18", "TXT-09", "TXT-12"],
@@ -246,7 +239,7 @@ SCENARIOS += [
         ],
         tags=["budget"],
     ),
-    _scenario(
+    _text(
         "window-of-one-token",
         "maxWindowTokens 1 keeps one token, fewer than two: no result even when the text repeats",
         ["TXT-19", "TXT-08"],
@@ -256,14 +249,14 @@ SCENARIOS += [
 ]
 
 SCENARIOS += [
-    _scenario(
+    _text(
         "budget-counts-code-units-not-code-points",
         "'X X' of 127 code points but 129 code units (X starts with an astral character) exceeds a 128-unit budget: the cut splits the first X, so nothing repeats",
         ["TXT-02", "TXT-18", "DATA-04"],
         [_detect(" ".join(["\U0001f600" + "a" * 62] * 2), {**LOOSE, "maxWindowTokens": 2})],
         tags=["budget", "astral"],
     ),
-    _scenario(
+    _text(
         "budget-cut-through-astral-tokens",
         "a long text of astral-character tokens is cut to its last 192 code units (96 astral characters) and still repeats",
         ["TXT-02", "TXT-18", "TXT-19"],
@@ -273,7 +266,7 @@ SCENARIOS += [
 ]
 
 SCENARIOS += [
-    _scenario(
+    _text(
         "min-repeats-one-accepts-a-single-copy",
         "with minRepeats 1 a block that occurs once qualifies: 'a b' reports 'b' (repeats starts at 1); with minCoveredTokens 2, 'x y z w' reports the two-token block 'z w'",
         ["TXT-10", "TXT-11", "TXT-12"],

@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 
 from .brief import DONE, ESCALATE_AT_2, FRONTIER, SAME, STUCK_20, WEB_SEARCH, server_turns
-from .build import Json, JsonObject, call, fresh, repeated_calls, scenario, text, turn
+from .builders import Json, JsonObject, call, fresh, repeated_calls, scenario, text, turn
 
 OVERRIDE_OBSERVE: JsonObject = {"returns": {"overrideAction": "observe"}}
 """A handler overriding every verdict to observe: the default ladder's 4 identical calls

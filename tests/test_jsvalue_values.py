@@ -10,9 +10,8 @@ from __future__ import annotations
 import math
 
 import pytest
-from doomloop_kit.reference import wire
-from doomloop_kit.reference.config import ConfigWarning
-from doomloop_kit.reference.jsvalues import (
+from doomloop_kit.jsvalue import wire
+from doomloop_kit.jsvalue.values import (
     UNDEFINED,
     JsBigInt,
     JsFunction,
@@ -26,6 +25,7 @@ from doomloop_kit.reference.jsvalues import (
     to_numeric,
     truthy,
 )
+from doomloop_kit.reference.config import ConfigWarning
 from doomloop_kit.reference.loop_keys import names_inherited_member
 from doomloop_kit.reference.messages import warning_data
 

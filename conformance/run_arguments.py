@@ -1,0 +1,163 @@
+"""The options of ``doomloop-kit conformance run`` and the inputs they name.
+
+:func:`add_arguments` declares the options; :class:`Outputs` checks the
+report paths before anything runs and :func:`open_vectors` opens the vector
+set they select. Anything wrong with them is a :class:`UsageError`: exit
+status 2, and nothing written (spec/protocol.md#prot-running).
+"""
+
+from __future__ import annotations
+
+import argparse
+from dataclasses import dataclass
+from pathlib import Path
+
+from doomloop_kit.vectorset import loading, resources, writing
+
+from .supervisor import add_harness_arguments, positive_int
+
+
+class UsageError(Exception):
+    """Bad arguments or unusable inputs: exit 2 with the message."""
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "files",
+        nargs="*",
+        type=Path,
+        help="vector files to run (default: every file the manifest lists)",
+    )
+    add_harness_arguments(parser, max_restarts=5)
+    parser.add_argument(
+        "--vectors",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="vector root holding manifest.json (default: the vector set the kit ships)",
+    )
+    parser.add_argument(
+        "--no-verify",
+        action="store_true",
+        help="run even when the vector set fails its integrity check (recorded in the report)",
+    )
+    parser.add_argument(
+        "--family",
+        action="append",
+        default=[],
+        metavar="FAMILY",
+        help="only vectors of this family, the part of the id before '/', or of the families "
+        "a glob matches ('engine-*': every engine family) (repeatable)",
+    )
+    parser.add_argument(
+        "--tag",
+        action="append",
+        default=[],
+        metavar="TAG",
+        help="only vectors carrying this tag (repeatable)",
+    )
+    parser.add_argument(
+        "-k",
+        action="append",
+        default=[],
+        dest="patterns",
+        metavar="GLOB",
+        help="only vectors whose id matches this glob, e.g. 'facts/fanout-*' (repeatable)",
+    )
+    parser.add_argument(
+        "--window",
+        type=positive_int,
+        default=16,
+        metavar="N",
+        help="vectors in flight on the harness at once (default 16; 1 with --max-fail)",
+    )
+    parser.add_argument(
+        "-x",
+        action="store_const",
+        const=1,
+        dest="max_fail",
+        help="stop at the first failure (same as --max-fail 1)",
+    )
+    parser.add_argument(
+        "--max-fail",
+        type=positive_int,
+        default=None,
+        metavar="N",
+        help="stop after N failed or errored vectors",
+    )
+    parser.add_argument(
+        "--expected-failures",
+        type=Path,
+        metavar="FILE",
+        help="ids or globs (one a line, '# reason' after) expected to fail; strict. "
+        f"{resources.PROFILE_PREFIX}NAME names a profile the kit ships "
+        f"({', '.join(resources.profile_names()) or 'none'}), e.g. for the SDK",
+    )
+    parser.add_argument(
+        "--write-expected-failures",
+        type=Path,
+        metavar="FILE",
+        help="write the ids that failed or errored in this run to FILE",
+    )
+    parser.add_argument(
+        "--report-json",
+        type=Path,
+        metavar="FILE",
+        help="JSON-lines report: header, one line per vector, footer",
+    )
+    parser.add_argument("--junit-xml", type=Path, metavar="FILE", help="JUnit XML report")
+    parser.add_argument(
+        "-v", "--verbose", action="store_true", help="a line for every vector, passed ones included"
+    )
+    parser.add_argument(
+        "--progress",
+        choices=("auto", "bar", "lines"),
+        default="auto",
+        help="a progress bar (auto: when stdout is a terminal) or plain lines",
+    )
+
+
+def open_vectors(args: argparse.Namespace) -> loading.VectorSet:
+    """The vector set the options select, verified against its manifest unless
+    ``--no-verify``."""
+    verify = not args.no_verify
+    try:
+        if args.files:
+            vector_set = loading.open_vector_files(args.files, verify=verify)
+        else:
+            if args.vectors is not None:
+                vector_set = loading.open_vector_set(args.vectors, verify=verify)
+            else:
+                shipped = resources.vectors_root()
+                vector_set = loading.open_vector_set(shipped, verify=verify, shipped=True)
+    except (loading.VectorSetError, resources.MissingResource) as error:
+        raise UsageError(f"cannot use the vectors: {error}") from error
+    return vector_set
+
+
+@dataclass(frozen=True)
+class Outputs:
+    report_json: Path | None
+    junit_xml: Path | None
+    expected_failures: Path | None
+
+    @classmethod
+    def checked(cls, args: argparse.Namespace) -> Outputs:
+        """The report paths, each writable and each its own file (spec/protocol.md#prot-running)."""
+        outputs = cls(args.report_json, args.junit_xml, args.write_expected_failures)
+        try:
+            writing.check_outputs(outputs.named())
+        except writing.OutputError as error:
+            raise UsageError(str(error)) from error
+        return outputs
+
+    def named(self) -> list[tuple[str, Path]]:
+        return [
+            (option, path)
+            for option, path in (
+                ("--report-json", self.report_json),
+                ("--junit-xml", self.junit_xml),
+                ("--write-expected-failures", self.expected_failures),
+            )
+            if path is not None
+        ]

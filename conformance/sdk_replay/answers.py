@@ -1,0 +1,137 @@
+"""How a harness's answer to a recorded line is compared with the SDK's (PROT-22, PROT-23,
+PROT-25, ENG-139, ENG-141): the rules of the package's docstring, one function each."""
+
+from __future__ import annotations
+
+import functools
+import json
+from collections.abc import Mapping
+from typing import Any, Final
+
+from doomloop_kit.jsvalue.jsjson import stringify
+from doomloop_kit.reference import messages
+from doomloop_kit.vectorset.files import compare
+from doomloop_kit.vectorset.transcripts import compare_transcripts
+from doomloop_kit.vectorset.vocabulary import ENGINE_OP
+
+from .recordings import Line
+
+
+def sdk_expectation(answer: Mapping[str, Any]) -> Mapping[str, Any]:
+    """The SDK's answer with a recorded JS TypeError read as ``type-error`` (PROT-25)."""
+    error = answer.get("error")
+    if (
+        isinstance(error, Mapping)
+        and error.get("code") == "internal"
+        and str(error.get("message", "")).startswith("TypeError:")
+    ):
+        return {**answer, "error": {**error, "code": "type-error"}}
+    return answer
+
+
+def _derived_codes(op: str, result: Any) -> Any:
+    """The SDK's warnings with the kit's ``code``/``rung``/``shadowedBy`` derived
+    from each message (CFG-34) in place of the recording's ``"unclassified"``."""
+    if op == "resolveOption" and isinstance(result, Mapping):
+        warnings = result.get("warnings")
+        if isinstance(warnings, list):
+            return {
+                **result,
+                "warnings": [
+                    messages.warning_data(w["message"]) if isinstance(w, Mapping) else w
+                    for w in warnings
+                ],
+            }
+    return result
+
+
+SDK_ERROR_KINDS: Final = (
+    ("Invalid final response:", "invalid-final-response"),
+    ("Tool(s) require approval but no state accessor", "approval-needs-state-accessor"),
+    (
+        "approveToolCalls and rejectToolCalls require a state accessor",
+        "decisions-need-state-accessor",
+    ),
+    ("TypeError:", "type-error"),
+)
+"""The kind of each error the SDK threw (ENG-141), by the start of its message."""
+
+
+def sdk_transcript(result: Any) -> Any:
+    """The SDK's transcript with each ``sdk-error`` given its kind (ENG-141)."""
+    if not isinstance(result, Mapping) or not isinstance(result.get("runs"), list):
+        return result
+    runs = []
+    for run in result["runs"]:
+        error = run.get("end", {}).get("error") if isinstance(run, Mapping) else None
+        if isinstance(error, Mapping) and error.get("kind") == "sdk-error":
+            message = str(error.get("message", ""))
+            kind = next((k for start, k in SDK_ERROR_KINDS if message.startswith(start)), None)
+            if kind is not None:
+                run = {**run, "end": {**run["end"], "error": {**error, "kind": kind}}}
+        runs.append(run)
+    return {**result, "runs": runs}
+
+
+@functools.lru_cache(maxsize=4)
+def _reference_run(raw_scenario: str) -> tuple[Any, Any] | None:
+    from doomloop_kit.engine import OutsideDomain, Scenario, run_scenario  # engine lines only
+
+    try:
+        transcript = run_scenario(Scenario.from_json(json.loads(raw_scenario)))
+    except OutsideDomain:
+        return None
+    return json.loads(stringify(transcript.to_json())), transcript.event_order()
+
+
+def reference_run(line: Line) -> tuple[Any, Any] | None:
+    """The reference engine's transcript and order for a ``runScenario`` line; None when
+    the run leaves the engine level's domain (ENG-151). A malformed scenario raises."""
+    request = line.request if isinstance(line.request, Mapping) else {}
+    return _reference_run(json.dumps(request.get("scenario")))
+
+
+def outside_engine_domain(line: Line) -> bool:
+    """A ``runScenario`` line whose run the reference refuses as outside the domain."""
+    request = line.request if isinstance(line.request, Mapping) else {}
+    return request.get("op") == ENGINE_OP and reference_run(line) is None
+
+
+def _engine_differences(line: Line, actual: Mapping[str, Any]) -> list[str]:
+    """A ``runScenario`` line: SDK = reference = harness, by the partial order (ENG-139)."""
+    found = [str(d) for d in compare(line.sdk.get("id"), actual.get("id"), "$.id")]
+    reference = reference_run(line)
+    assert reference is not None, "outside the domain: excluded before comparing"
+    transcript, order = reference
+    if "result" not in line.sdk:
+        return [*found, f"the recording holds no transcript: {line.sdk}"]
+    sdk = compare_transcripts(transcript, sdk_transcript(line.sdk["result"]), order)
+    found += [f"the reference departs from the SDK: {d}" for d in sdk[:1]]
+    if "result" not in actual:
+        return [*found, f"expected a transcript, got {actual}"]
+    return found + [str(d) for d in compare_transcripts(transcript, actual["result"], order)[:1]]
+
+
+def differences(line: Line, actual: Mapping[str, Any]) -> list[str]:
+    """Why the harness's answer is not the SDK's (empty when it is)."""
+    expected = sdk_expectation(line.sdk)
+    op = line.request.get("op") if isinstance(line.request, Mapping) else None
+    if op == ENGINE_OP:
+        return _engine_differences(line, actual)
+    found = [str(d) for d in compare(expected.get("id"), actual.get("id"), "$.id")]
+    if "error" in expected:
+        error = actual.get("error")
+        if not isinstance(error, Mapping):
+            return [*found, f"expected error {expected['error']}, got {actual}"]
+        want = expected["error"]
+        if error.get("code") != want["code"]:
+            found.append(f"error code {error.get('code')!r}, expected {want['code']!r}")
+        elif want["code"] == "canonicalization" and error.get("message") != want["message"]:
+            found.append(f"message {error.get('message')!r}, expected {want['message']!r}")
+        return found
+    if "result" not in actual:
+        return [*found, f"expected result {expected['result']!r}, got {actual}"]
+    if op == "create":
+        return found  # the session id is the harness's own
+    want = _derived_codes(str(op), expected["result"])
+    return found + [str(d) for d in compare(want, actual["result"], "$.result")]

@@ -1,0 +1,119 @@
+"""Replaying recorded lines through a harness: :func:`replay` and the command."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Final
+
+from doomloop_kit.conformance.protocol import Connection
+from doomloop_kit.conformance.protocol.messages import takes_session
+from doomloop_kit.jsvalue.values import is_number
+
+from .answers import differences
+from .recordings import Line, read_lines, tag_non_finite
+from .rules import SDK_0_9_0_RULES, Rule, needs
+
+ANSWER_TIMEOUT: Final = 30.0
+"""The longest wait for one answer: a harness that takes longer fails the replay."""
+
+
+@dataclass
+class Report:
+    """What a replay found."""
+
+    reproduced: int = 0
+    excluded: Counter[str] = field(default_factory=Counter)
+    differences: list[str] = field(default_factory=list)
+
+    def summary(self) -> str:
+        rules = ", ".join(f"{name}: {count}" for name, count in sorted(self.excluded.items()))
+        return (
+            f"{self.reproduced} reproduced, {sum(self.excluded.values())} excluded"
+            f" ({rules or 'none'}), {len(self.differences)} different"
+        )
+
+
+def _with_session(line: Line, sessions: Mapping[str, str]) -> str:
+    request = line.request
+    if not isinstance(request, Mapping) or not takes_session(request.get("op")):
+        return line.raw
+    named = request.get("session")
+    if not isinstance(named, str) or named not in sessions:
+        return line.raw
+    return json.dumps(tag_non_finite({**request, "session": sessions[named]}), allow_nan=False)
+
+
+def _ids(lines: Iterable[Line]) -> Iterator[tuple[Line, bool]]:
+    """Each line with whether it starts a fresh harness (its id did not increase)."""
+    previous: float | None = None
+    for line in lines:
+        ident = line.request.get("id") if isinstance(line.request, Mapping) else None
+        number = float(ident) if isinstance(ident, int | float) and is_number(ident) else None
+        yield line, previous is None or (number is not None and number <= previous)
+        previous = number if number is not None else previous
+
+
+def replay(command: str, lines: Sequence[Line], rules: Sequence[Rule]) -> Report:
+    """Send every line to ``command`` (a protocol-v1 harness) and compare (module doc)."""
+    report = Report()
+    harness: Connection | None = None
+    sessions: dict[str, str] = {}
+    session_needs: dict[str, frozenset[str]] = {}  # a session's lines need what its create needed
+    declared: frozenset[str] = frozenset()  # the features the harness declares
+    try:
+        for line, fresh in _ids(lines):
+            if fresh:
+                if harness is not None:
+                    harness.close()
+                harness, sessions = Connection(command, timeout=ANSWER_TIMEOUT), {}
+                declared = frozenset(harness.start()["features"])
+            assert harness is not None
+            answer = harness.receive(harness.send_raw(_with_session(line, sessions)))
+            request = line.request if isinstance(line.request, Mapping) else {}
+            needed = needs(line) | session_needs.get(str(request.get("session")), frozenset())
+            if request.get("op") == "create":
+                # the session is named "@<id>" or by the recording's own id; a
+                # create that failed here maps them to a name no harness opened
+                ours = answer["result"]["session"] if "result" in answer else "@none"
+                recorded = line.sdk.get("result")
+                names = [f"@{request.get('id')}"]
+                if isinstance(recorded, Mapping):
+                    names.append(str(recorded.get("session")))
+                for name in names:
+                    sessions[name], session_needs[name] = ours, needed
+            rule = next((r for r in rules if r.matches(line, needed, declared)), None)
+            if rule is not None:
+                report.excluded[f"{rule.name} ({rule.statement})"] += 1
+                continue
+            found = differences(line, answer)
+            if found:
+                report.differences.append(f"line {line.number} [{line.klass}]: {'; '.join(found)}")
+            else:
+                report.reproduced += 1
+    finally:
+        if harness is not None:
+            harness.close()
+    return report
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m doomloop_kit.conformance.sdk_replay --port CMD FILE...``: replay
+    recordings through a harness; exit 1 on any difference."""
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="python -m doomloop_kit.conformance.sdk_replay")
+    parser.add_argument("--port", required=True, help="shell command starting the harness")
+    parser.add_argument("files", nargs="+", type=Path, help="observations .jsonl / corpus .gz")
+    args = parser.parse_args(argv)
+    different = False
+    for path in args.files:
+        report = replay(args.port, read_lines(path), SDK_0_9_0_RULES)
+        print(f"{path.name}: {report.summary()}")
+        for difference in report.differences[:20]:
+            print(f"  {difference}")
+        different = different or bool(report.differences)
+    return 1 if different else 0

@@ -1,0 +1,82 @@
+"""JSON text as JS reads and writes it: ``JSON.parse`` for protocol lines (PROT-44),
+``JSON.stringify`` for protocol lines and for tool outputs (ENG-105)."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+from doomloop_kit.jsvalue import jsjson
+
+
+def test_loads_reads_numbers_as_js_does_whatever_their_length() -> None:
+    nines = "9" * 5000  # beyond Python's 4,300 digits of integer text
+    assert jsjson.loads(f"[{nines}, -{nines}, 12, 1e400]") == [math.inf, -math.inf, 12, math.inf]
+    for constant in ("NaN", "Infinity", "-Infinity"):
+        with pytest.raises(ValueError, match="not JSON"):
+            jsjson.loads(f"[{constant}]")
+
+
+@pytest.mark.parametrize(
+    ("value", "text"),
+    [
+        (2**64, "18446744073709552000"),
+        (2**64 + 1, "18446744073709552000"),
+        (9007199254740993, "9007199254740992"),
+        (1e21, "1e+21"),
+        (1e-7, "1e-7"),
+        (1.0, "1"),
+        (-0.0, "0"),
+        (
+            [1, {"a": None, "b": [True, False]}, "é\ud800"],
+            '[1,{"a":null,"b":[true,false]},"\\u00e9\\ud800"]',
+        ),
+        ({}, "{}"),
+    ],
+)
+def test_dumps_writes_numbers_as_json_stringify(value: object, text: str) -> None:
+    assert jsjson.dumps(value) == text
+    assert json.loads(text) == json.loads(jsjson.dumps(json.loads(text)))
+
+
+@pytest.mark.parametrize(
+    ("value", "error"), [(math.nan, ValueError), ({1: 2}, TypeError), ({1, 2}, TypeError)]
+)
+def test_dumps_refuses_what_json_cannot_hold(value: object, error: type[Exception]) -> None:
+    with pytest.raises(error):
+        jsjson.dumps(value)
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        ({"error": 'say "hi"\n'}, '{"error":"say \\"hi\\"\\n"}'),
+        ({"b": 1, "a": [1.5, 1e21, -0.0, True, None]}, '{"b":1,"a":[1.5,1e+21,0,true,null]}'),
+        ("\u2028\U0001f600", '"\u2028\U0001f600"'),
+        ("\ud800", '"\\ud800"'),
+        (2**60, "1152921504606847000"),  # shortest round-trip digits, then zeros
+    ],
+)
+def test_outputs_are_encoded_as_json_stringify_writes_them(value: object, expected: str) -> None:
+    """ENG-105: values chosen where Python's defaults and JS differ."""
+    assert jsjson.stringify(value) == expected
+
+
+def test_stringify_writes_what_json_cannot_hold_as_js_does() -> None:
+    """JS ``JSON.stringify`` writes NaN, the infinities and a number past the doubles as
+    null, a non-string key as its text (ENG-105); :func:`dumps` refuses them instead."""
+    assert jsjson.stringify([math.nan, -math.inf, 10**400, (1, 2)]) == "[null,null,null,[1,2]]"
+    assert jsjson.stringify({1: "a"}) == '{"1":"a"}'
+    with pytest.raises(TypeError, match="not plain JSON"):
+        jsjson.stringify({1, 2})
+
+
+@pytest.mark.parametrize(
+    "value", ["é\ud800\U0001f600\u2028", {"k\udfff": [1.5, -0.0, 2**53 + 2, "\x1f"]}]
+)
+def test_a_protocol_line_and_json_stringify_write_the_same_json(value: object) -> None:
+    """One writer: the ASCII protocol line and the JS text decode to the same value."""
+    ascii_text, js_text = jsjson.dumps(value), jsjson.stringify(value)
+    assert ascii_text.isascii()
+    assert json.loads(ascii_text) == json.loads(js_text)
