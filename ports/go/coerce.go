@@ -110,11 +110,6 @@ func elementString(item any, seen map[jsvalue.ContainerID]bool) (string, error) 
 	return "function () {}", nil // a function's source text: never numeric
 }
 
-// isZeroBigInt reports whether b is 0n (written "0", "-0" or "00").
-func isZeroBigInt(b BigInt) bool {
-	return strings.TrimLeft(b.Digits, "-0") == ""
-}
-
 // isSymbol reports whether v is a JS symbol (a Function value marked so).
 func isSymbol(v any) bool {
 	f, ok := v.(Function)

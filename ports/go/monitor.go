@@ -312,7 +312,7 @@ func (e *toolEntry) score(set *fpSet, fp string) float64 {
 // configured options.
 func (m *Monitor) RecordAssistantText(text string) (*Verdict, error) {
 	opts := m.config.Text
-	if !truthy(opts.Enabled) {
+	if !jsvalue.Truthy(opts.Enabled) { // MON-59: JS ToBoolean
 		return nil, nil
 	}
 	normalized := NormalizeText(text)

@@ -266,20 +266,6 @@ func TestToNumber(t *testing.T) {
 	}
 }
 
-// JS truthiness of text.enabled (MON-59).
-func TestTruthy(t *testing.T) {
-	for _, v := range []any{false, 0.0, math.Copysign(0, -1), math.NaN(), "", nil, Undefined{}, BigInt{Digits: "0"}, BigInt{Digits: "-0"}} {
-		if truthy(v) {
-			t.Errorf("truthy(%#v) = true", v)
-		}
-	}
-	for _, v := range []any{true, 1.0, -1.0, "0", "false", []any{}, map[string]any{}, BigInt{Digits: "-3"}, Function{}} {
-		if !truthy(v) {
-			t.Errorf("truthy(%#v) = false", v)
-		}
-	}
-}
-
 // §10.5: counters are doubles; +1 past 2^53 does not change them, and
 // messages print them as JS String(n).
 func TestCountersAreDoubles(t *testing.T) {

@@ -34,21 +34,3 @@ func finiteNumber(v any) (float64, bool) {
 	}
 	return f, true
 }
-
-// truthy is JavaScript's ToBoolean (MON-59).
-func truthy(v any) bool {
-	switch x := v.(type) {
-	case nil, Undefined:
-		return false
-	case bool:
-		return x
-	case string:
-		return x != ""
-	case BigInt:
-		return !isZeroBigInt(x)
-	}
-	if f, ok := jsvalue.Number(v); ok {
-		return f != 0 && !math.IsNaN(f)
-	}
-	return true
-}
