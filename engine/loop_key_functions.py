@@ -23,7 +23,7 @@ from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-from doomloop_kit.jsvalue.jsjson import stringify
+from doomloop_kit.jsvalue.jsjson import array_index, stringify
 from doomloop_kit.jsvalue.utf16 import JS_WHITESPACE
 from doomloop_kit.reference import UNDEFINED
 
@@ -54,8 +54,9 @@ def _member(args: object, name: str) -> object:
     if isinstance(args, list):
         if name == "length":
             return len(args)
-        if name.isdecimal() and name == str(int(name)) and int(name) < len(args):
-            return args[int(name)]  # a canonical index name
+        index = array_index(name)
+        if index is not None and index < len(args):
+            return args[index]
     return UNDEFINED
 
 

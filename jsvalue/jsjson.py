@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Mapping
-from typing import Final
+from typing import Any, Final
 
 from .utf16 import escape_lone_surrogates
 from .values import MAX_SAFE_INTEGER, number_to_string, to_double
@@ -96,14 +96,37 @@ def _write(value: object, out: list[str], strict: bool) -> None:
         out.append("]")
     elif isinstance(value, Mapping):
         out.append("{")
-        for index, (key, member) in enumerate(value.items()):
+        for index, key in enumerate(property_order(value)):
             if not isinstance(key, str) and strict:
                 raise TypeError(f"an object key must be a string, not {key!r}")
             out.append(("," if index else "") + _string(str(key), strict) + ":")
-            _write(member, out, strict)
+            _write(value[key], out, strict)
         out.append("}")
     else:
         raise TypeError(f"not plain JSON: {type(value).__name__}")
+
+
+def array_index(name: str) -> int | None:
+    """The array index a property name denotes: the canonical decimal form of an
+    integer from 0 to 2^32 - 2 (``"7"``, not ``"07"``, ``"-0"`` or ``"+7"``); else None."""
+    if not (name.isascii() and name.isdigit()) or (len(name) > 1 and name[0] == "0"):
+        return None
+    number = int(name)
+    return number if number < 2**32 - 1 else None
+
+
+def property_order(members: Mapping[Any, object]) -> list[Any]:
+    """An object's member names in JS property order (ECMA-262 OrdinaryOwnPropertyKeys,
+    which ``JSON.stringify`` and ``Object.keys`` follow; ENG-105): the array-index
+    names first, in ascending numeric order, then the others in insertion order.
+    A JSON object read by JS gets its names in this order whatever the text's order."""
+    keys = list(members)
+    indices = [key for key in keys if isinstance(key, str) and array_index(key) is not None]
+    if not indices:
+        return keys
+    indices.sort(key=lambda key: int(key))
+    named = set(indices)
+    return [*indices, *(key for key in keys if key not in named)]
 
 
 def _string(text: str, strict: bool) -> str:

@@ -80,3 +80,21 @@ def test_a_protocol_line_and_json_stringify_write_the_same_json(value: object) -
     ascii_text, js_text = jsjson.dumps(value), jsjson.stringify(value)
     assert ascii_text.isascii()
     assert json.loads(ascii_text) == json.loads(js_text)
+
+
+def test_members_come_in_js_property_order() -> None:
+    """ENG-105: array-index names first, ascending, then the others as created. The
+    expected text is Node's ``JSON.stringify(JSON.parse(text))`` of the same text."""
+    text = '{"b":1,"1":2,"0":3,"01":4,"4294967295":5,"4294967294":6,"-1":7}'
+    expected = '{"0":3,"1":2,"4294967294":6,"b":1,"01":4,"4294967295":5,"-1":7}'
+    assert jsjson.stringify(jsjson.loads(text)) == expected
+    assert jsjson.dumps(jsjson.loads(text)) == expected
+    assert [jsjson.array_index(n) for n in ("0", "7", "07", "-0", "+7", "٣", "4294967294")] == [
+        0,
+        7,
+        None,
+        None,
+        None,
+        None,
+        4294967294,
+    ]

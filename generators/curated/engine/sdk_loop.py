@@ -635,5 +635,25 @@ SDK_LOOP: list[JsonObject] = [
             decide([EMPTY], approve=["ghost"]),
         ],
     ),
+    _entry(
+        "L-59",
+        "decision: a tool result's array-index member names come first in its output text, "
+        "ascending, the others after them in the scenario's order (JS property order)",
+        "3.4.2",
+        ["ENG-105"],
+        {
+            "kind": "request",
+            "dispatch": 1,
+            "at": "/input/2/output",
+            "equals": '{"0":"c","2":"b","7":"a","z":1,"01":2,"-1":3,"a":4}',
+        },
+        tools=[
+            {
+                "name": "read",
+                "result": {"z": 1, "7": "a", "01": 2, "2": "b", "-1": 3, "0": "c", "a": 4},
+            }
+        ],
+        runs=[fresh([turn(_read("{}", "c1")), DONE])],
+    ),
 ]
 """One fact of brief §10 each, in the format of :mod:`.brief` (``rule``: the §10 section)."""
