@@ -78,7 +78,11 @@ class Console:
         if self.closed:
             return
         try:
-            self.stream.write(text)
+            try:
+                self.stream.write(text)
+            except UnicodeEncodeError:  # a lone surrogate, or a console that is not UTF-8
+                encoding = getattr(self.stream, "encoding", None) or "utf-8"
+                self.stream.write(text.encode(encoding, "backslashreplace").decode(encoding))
             self.stream.flush()
         except (OSError, ValueError):
             self.closed = True

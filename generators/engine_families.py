@@ -131,9 +131,12 @@ UNICODE_OBJECTS = (
     '{"n":1.0}',
     '{"n":-0.0}',
     '{"n":1e-400}',
+    '{"q":"\ud800"}',
+    '{"q":"\u0391\u03a3.\u0391 \u4e2d\u03a3"}',
 )
-"""Well-formed objects at the Unicode and number edges: lone surrogates, composed and
-decomposed forms, line separators, NUL, ``__proto__``, repeated members, ``1.0``, ``-0``."""
+"""Well-formed objects at the Unicode and number edges: lone surrogates (escaped, and raw
+in the text), composed and decomposed forms, line separators, NUL, ``__proto__``, repeated
+members, ``1.0``, ``-0``, and capital sigmas where JS's final-sigma rule decides ``lower``."""
 
 
 STUCK = " ".join(["I am stuck."] * 4)
@@ -618,6 +621,91 @@ def duplicate_id_scenarios(draw: DrawFn) -> DrawnScenario:
     return ("duplicate-ids-identical" if identical else "duplicate-ids-mixed"), scenario
 
 
+# -- tool results ------------------------------------------------------------------------
+
+RESULT_NAMES = (
+    "0",
+    "1",
+    "2",
+    "10",
+    "4294967294",
+    "4294967295",
+    "01",
+    "-0",
+    "-1",
+    "+1",
+    "1.5",
+    "a",
+    "b",
+    "",
+    " ",
+    "__proto__",
+    "toJSON",
+    "length",
+    "\u00e9",
+    "\ud800",
+)
+"""Member names at JS's edges: array indices (first in JS property order, ENG-105), the
+largest index and the first non-index (2^32 - 2, 2^32 - 1), names that look like
+indices but are not, the empty name, ``__proto__``, ``toJSON``, a lone surrogate."""
+
+RESULT_NUMBERS = (0, -0.0, 1, -1, 0.5, 1e-7, 1e21, 2**53, 2**53 + 1, -(2**63), 10**21 + 1)
+"""Numbers as JS writes them: -0 as ``0``, exponents from 1e21 and below 1e-6, integers
+past 2^53 rounded to the nearest double (ENG-105)."""
+
+RESULT_TEXTS = ("", " ", "a", '"', "\\", "\x00", "\x1f", "\x7f", "\u2028", "\ud800", "\U0001f600")
+"""Strings JS escapes (quote, backslash, controls, a lone surrogate) or writes as is."""
+
+
+@composite
+def _result_values(draw: DrawFn, depth: int = 2) -> object:
+    """A JSON value of at most ``depth`` levels of arrays and objects."""
+    kind = draw(st.integers(0, 5 if depth else 3))
+    if kind == 0:
+        return draw(st.sampled_from([None, True, False]))
+    if kind == 1:
+        return draw(st.sampled_from(RESULT_NUMBERS))
+    if kind in (2, 3):
+        return draw(st.sampled_from(RESULT_TEXTS))
+    if kind == 4:
+        return draw(st.lists(_result_values(depth - 1), max_size=3))
+    names = draw(st.lists(st.sampled_from(RESULT_NAMES), max_size=5, unique=True))
+    return {name: draw(_result_values(depth - 1)) for name in names}
+
+
+@composite
+def tool_result_scenarios(draw: DrawFn) -> DrawnScenario:
+    """A tool whose body returns a JSON value at JS's edges, called once or a few times:
+    the model reads it as JS ``JSON.stringify`` writes it (ENG-105, ENG-156)."""
+    result = draw(_result_values())
+    count = draw(st.integers(1, MAX_DISPATCHES - 1))
+    responses = [
+        turn(call("read", draw(st.sampled_from(ARGUMENTS)), f"call_{index}"))
+        for index in range(count)
+    ]
+    responses.append(DONE)
+    scenario: EngineScenario = {
+        "id": "engine-tool-results",
+        "doomLoop": True,
+        "tools": [{"name": "read", "result": result}],
+        "runs": [{"input": "go", "model": responses}],
+    }
+    return f"tool-result-{_json_type(result)}", scenario
+
+
+def _json_type(value: object) -> str:
+    """The JSON type of a value, for a vector's shape."""
+    if isinstance(value, dict):
+        return "object"
+    if isinstance(value, list):
+        return "array"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, bool):
+        return "boolean"
+    return "null" if value is None else "number"
+
+
 # -- registry ---------------------------------------------------------------------------
 
 
@@ -714,6 +802,14 @@ ENGINE_FAMILIES: dict[str, EngineFamily] = {
             20261506,
             ("ENG-41", "ENG-152", "ENG-53", "ENG-54"),
             "one call id used twice in a response and across responses",
+        ),
+        EngineFamily(
+            "engine-tool-results",
+            _within_domain(tool_result_scenarios),
+            30,
+            20261507,
+            ("ENG-105", "ENG-156"),
+            "tool results at JS's edges: index names, unsafe numbers, escapes, lone surrogates",
         ),
     ]
 }

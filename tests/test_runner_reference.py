@@ -286,6 +286,22 @@ def test_progress_bar_on_a_terminal(root: Path) -> None:
     assert stream.getvalue().endswith("\r\x1b[K")
 
 
+@pytest.mark.parametrize("encoding", ["utf-8", "ascii"])
+def test_a_line_stdout_cannot_encode_is_escaped_not_a_closed_stdout(encoding: str) -> None:
+    """A difference holding a lone surrogate (or any character a non-UTF-8 console cannot
+    encode) is printed escaped; it must not end the run as if stdout were closed (141)."""
+    raw = io.BytesIO()
+    stream = io.TextIOWrapper(raw, encoding=encoding, errors="strict")
+    console = report.Console(stream, "lines", verbose=False)
+    console.note('expected: "\ud800\u00e9"')
+    console.note("next")
+    assert not console.closed
+    assert (
+        raw.getvalue().decode(encoding)
+        == 'expected: "\\ud800' + ("\u00e9" if encoding == "utf-8" else "\\xe9") + '"\nnext\n'
+    )
+
+
 def test_bad_inputs_are_usage_errors(
     root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
