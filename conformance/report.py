@@ -78,7 +78,11 @@ class Console:
         if self.closed:
             return
         try:
-            self.stream.write(text)
+            try:
+                self.stream.write(text)
+            except UnicodeEncodeError:  # a lone surrogate in a string that differs
+                encoding = self.stream.encoding or "utf-8"
+                self.stream.write(text.encode(encoding, "backslashreplace").decode(encoding))
             self.stream.flush()
         except (OSError, ValueError):
             self.closed = True

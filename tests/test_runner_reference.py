@@ -286,6 +286,17 @@ def test_progress_bar_on_a_terminal(root: Path) -> None:
     assert stream.getvalue().endswith("\r\x1b[K")
 
 
+def test_a_lone_surrogate_in_a_failure_is_escaped_never_taken_for_a_closed_stdout() -> None:
+    """A failure's details may hold a lone surrogate (a string that differs, engine-pins
+    P-57): stdout cannot encode it, which is a ValueError but no closed stdout."""
+    stream = io.TextIOWrapper(io.BytesIO(), encoding="utf-8")
+    console = report.Console(stream, "lines", verbose=False)
+    console.note('actual: {"q": "\ud800"}')
+    console.note("next")
+    assert not console.closed
+    assert stream.buffer.getvalue() == b'actual: {"q": "\\ud800"}\nnext\n'  # type: ignore[attr-defined]
+
+
 def test_bad_inputs_are_usage_errors(
     root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
