@@ -3,6 +3,7 @@ package engine
 import (
 	"errors"
 	"fmt"
+	"runtime/debug"
 	"sync"
 
 	"doomloop.invalid/harness/jsvalue"
@@ -109,7 +110,7 @@ func (b *batches) oneByOne(calls []*call) []outcome {
 // call's hooks or body. A call's PreToolUse, body and Post* hook follow its
 // checkpoint on its own goroutine. The batch ends when every call has
 // finished, Post* hook included; the outcomes are in the calls' order. A
-// call that panics fails the batch with an error.
+// call that panics fails the batch with an error holding its stack.
 func (b *batches) concurrently(calls []*call, kind batchKind) ([]outcome, error) {
 	round := b.open(calls)
 	outcomes := make([]outcome, len(calls))
@@ -124,7 +125,7 @@ func (b *batches) concurrently(calls []*call, kind batchKind) ([]outcome, error)
 			defer wg.Done()
 			defer func() {
 				if p := recover(); p != nil { // a crash is the run's, not the process's
-					errs[i] = fmt.Errorf("engine: call %q panicked: %v", c.id, p)
+					errs[i] = fmt.Errorf("engine: call %q panicked: %v\n%s", c.id, p, debug.Stack())
 				}
 			}()
 			o, tool, proceed := func() (outcome, *Tool, bool) {
