@@ -47,7 +47,10 @@ func (o outcome) value() any {
 	return o.result
 }
 
-// outputItem is the function_call_output item of the call (ENG-79, ENG-105).
+// outputItem is the function_call_output item answering the call in a
+// normal round: its value (ENG-105 encoding) is the body's result, or the
+// error of a body that failed, of a blocked call (ENG-79) or of a malformed
+// call (ENG-104).
 func (o outcome) outputItem() *Object {
 	return functionCallOutput(o.call.id, jsvalue.Stringify(o.value()))
 }
