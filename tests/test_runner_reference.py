@@ -294,7 +294,7 @@ def test_a_lone_surrogate_in_a_failure_is_escaped_never_taken_for_a_closed_stdou
     console.note('actual: {"q": "\ud800"}')
     console.note("next")
     assert not console.closed
-    assert stream.buffer.getvalue() == b'actual: {"q": "\\ud800"}\nnext\n'  # type: ignore[attr-defined]
+    assert stream.buffer.getvalue() == b'actual: {"q": "\\ud800"}\nnext\n'
 
 
 def test_bad_inputs_are_usage_errors(

@@ -891,11 +891,13 @@ PINS: list[JsonObject] = [
         **scenario(
             "P-58",
             "The project transform lower is JS toLowerCase, final sigma included: after a "
-            "letter that is not cased (中) a capital sigma lowers to σ, not ς, so 中Σ and "
-            "中σ give the same key",
+            "letter that is not cased (中) a capital sigma lowers to the medial sigma U+03C3, "
+            "not the final U+03C2, so q 中 U+03A3 and q 中 U+03C3 give the same key",
             ["ENG-39", "ENG-154"],  # and §15.1.4: "as the equivalent JS functions would"
             [_read_detections(("observe", 2))],
-            tools=[{"name": "read", "loopKey": {"function": "project", "fields": {"q": ["lower"]}}}],
+            tools=[
+                {"name": "read", "loopKey": {"function": "project", "fields": {"q": ["lower"]}}}
+            ],
             doomLoop=True,
             runs=[
                 fresh(
