@@ -49,7 +49,7 @@ func toNumber(v any) (float64, error) {
 // empty is 0; a decimal or Infinity literal, or a 0x/0o/0b integer, is its
 // value (rounded to the nearest double); anything else is NaN.
 func stringToNumber(s string) float64 {
-	s = strings.TrimFunc(s, isJSWhitespace)
+	s = jsvalue.Trim(s)
 	switch {
 	case s == "":
 		return 0

@@ -114,7 +114,7 @@ func NormalizeText(text string) string {
 	pendingSpace := false
 	for i := 0; i < len(text); {
 		r, n := jsvalue.DecodePoint(text[i:])
-		if isJSWhitespace(r) {
+		if jsvalue.IsJSWhitespace(r) {
 			pendingSpace = true
 		} else {
 			if pendingSpace && b.Len() > 0 {
@@ -134,7 +134,7 @@ func tokens(text string) []string {
 	start := -1
 	for i := 0; i < len(text); {
 		r, n := jsvalue.DecodePoint(text[i:])
-		if isJSWhitespace(r) {
+		if jsvalue.IsJSWhitespace(r) {
 			if start >= 0 {
 				out = append(out, text[start:i])
 				start = -1
@@ -222,17 +222,6 @@ func repeatsAtTail(words []string, period int) int {
 		repeats++
 	}
 	return repeats
-}
-
-// isJSWhitespace reports whether a code unit is in the ECMAScript
-// WhiteSpace or LineTerminator set (what JS \s and trim match).
-func isJSWhitespace(u rune) bool {
-	switch u {
-	case 0x09, 0x0A, 0x0B, 0x0C, 0x0D, 0x20, 0xA0, 0x1680,
-		0x2028, 0x2029, 0x202F, 0x205F, 0x3000, 0xFEFF:
-		return true
-	}
-	return u >= 0x2000 && u <= 0x200A
 }
 
 // longestPeriod is Math.min(maxPeriodTokens, floor(count/2)), the last

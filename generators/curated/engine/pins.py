@@ -874,4 +874,41 @@ PINS: list[JsonObject] = [
         ),
         "rule": "2.3.5",
     },
+    {
+        **scenario(
+            "P-57",
+            "A raw lone surrogate in the arguments text reaches the body unchanged: the "
+            "parsed string holds U+D800, not a replacement character",
+            ["ENG-137", "ENG-39"],
+            [{"kind": "executions", "tool": "read", "arguments": [{"q": "\ud800"}]}],
+            tools=[{"name": "read"}],
+            doomLoop=True,
+            runs=[fresh([turn(call("read", '{"q":"\ud800"}', "c1")), DONE])],
+        ),
+        "rule": "10.10",
+    },
+    {
+        **scenario(
+            "P-58",
+            "The project transform lower is JS toLowerCase, final sigma included: after a "
+            "letter that is not cased (中) a capital sigma lowers to the medial sigma U+03C3, "
+            "not the final U+03C2, so q 中 U+03A3 and q 中 U+03C3 give the same key",
+            ["ENG-39", "ENG-154"],  # and §15.1.4: "as the equivalent JS functions would"
+            [_read_detections(("observe", 2))],
+            tools=[
+                {"name": "read", "loopKey": {"function": "project", "fields": {"q": ["lower"]}}}
+            ],
+            doomLoop=True,
+            runs=[
+                fresh(
+                    [
+                        turn(call("read", {"q": "中Σ"}, "c1")),
+                        turn(call("read", {"q": "中σ"}, "c2")),
+                        DONE,
+                    ]
+                )
+            ],
+        ),
+        "rule": "10.10",
+    },
 ]

@@ -3,6 +3,7 @@ package engine
 import (
 	"errors"
 	"fmt"
+	"runtime/debug"
 	"sync"
 
 	"doomloop.invalid/harness/jsvalue"
@@ -46,7 +47,10 @@ func (o outcome) value() any {
 	return o.result
 }
 
-// outputItem is the function_call_output item of the call (ENG-79, ENG-105).
+// outputItem is the function_call_output item answering the call in a
+// normal round: its value (ENG-105 encoding) is the body's result, or the
+// error of a body that failed, of a blocked call (ENG-79) or of a malformed
+// call (ENG-104).
 func (o outcome) outputItem() *Object {
 	return functionCallOutput(o.call.id, jsvalue.Stringify(o.value()))
 }
@@ -109,7 +113,7 @@ func (b *batches) oneByOne(calls []*call) []outcome {
 // call's hooks or body. A call's PreToolUse, body and Post* hook follow its
 // checkpoint on its own goroutine. The batch ends when every call has
 // finished, Post* hook included; the outcomes are in the calls' order. A
-// call that panics fails the batch with an error.
+// call that panics fails the batch with an error holding its stack.
 func (b *batches) concurrently(calls []*call, kind batchKind) ([]outcome, error) {
 	round := b.open(calls)
 	outcomes := make([]outcome, len(calls))
@@ -124,7 +128,7 @@ func (b *batches) concurrently(calls []*call, kind batchKind) ([]outcome, error)
 			defer wg.Done()
 			defer func() {
 				if p := recover(); p != nil { // a crash is the run's, not the process's
-					errs[i] = fmt.Errorf("engine: call %q panicked: %v", c.id, p)
+					errs[i] = fmt.Errorf("engine: call %q panicked: %v\n%s", c.id, p, debug.Stack())
 				}
 			}()
 			o, tool, proceed := func() (outcome, *Tool, bool) {

@@ -94,4 +94,8 @@ func TestACrashingCallIsAnErrorNotACrash(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), `call "b" panicked: boom`) {
 		t.Fatalf("got %v", err)
 	}
+	// the goroutine's stack, where the panic was raised, is kept
+	if !strings.Contains(err.Error(), "TestACrashingCallIsAnErrorNotACrash.func") {
+		t.Errorf("no stack in %v", err)
+	}
 }

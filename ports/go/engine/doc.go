@@ -16,6 +16,12 @@
 // they happen, so a transcript holds one interleaving among those the
 // partial order of ENG-139 allows.
 //
+// The runs ENG-151 puts outside the engine level's domain are run, the way
+// the spec recommends, not refused: a pending call decided twice is decided
+// once (the first decision, approvals before rejections), a HITL call in a
+// response that pauses for approval stays pending with the approval calls,
+// and an approved HITL call whose body returns null answers null.
+//
 // JSON is held as JavaScript holds it (Object, the harness library's
 // jsvalue.Object, keeps JS property order), because the order of a result's
 // members reaches the model (ENG-105). The files follow the spec's parts:

@@ -7,13 +7,9 @@ import (
 
 // ErrBadScenario is wrapped by the error ParseScenario and RunScenario
 // return for a scenario that is not well formed (ENG-23); the conformance
-// protocol answers it "bad-scenario" (PROT-32).
-//
-// The runs ENG-151 puts outside the engine level's domain are run, the way
-// the spec recommends: a pending call decided twice is decided once (the
-// first decision, approvals before rejections), a HITL call in a response
-// that pauses for approval stays pending with the approval calls, and an
-// approved HITL call whose body returns null answers null.
+// protocol answers it "bad-scenario" (PROT-32). The runs ENG-151 puts
+// outside the engine level's domain are well formed: they run (see the
+// package documentation), never returning it.
 var ErrBadScenario = errors.New("bad scenario")
 
 func badScenario(format string, args ...any) error {

@@ -3,7 +3,6 @@ package engine
 import (
 	"errors"
 	"fmt"
-	"sync"
 
 	"doomloop.invalid/harness/jsvalue"
 	doomloop "doomloop.invalid/ports/go"
@@ -79,16 +78,17 @@ func (id identity) retry() (any, bool) {
 }
 
 // resolver resolves loopKey declarations with the monitor's resolver and
-// counts the invocations of function forms, per tool (ENG-39, ENG-41).
+// counts the invocations of function forms, per tool (ENG-39, ENG-41). It
+// resolves while a round is declared and at a checkpoint; a batch's
+// checkpoints run one at a time, each handing the turn to the next
+// (ENG-138), so it is never used by two goroutines at once and needs no
+// lock.
 type resolver struct {
 	scenario    *Scenario
-	mu          sync.Mutex
 	invocations map[string]int
 }
 
 func (r *resolver) count(tool string) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
 	r.invocations[tool]++
 }
 

@@ -44,8 +44,8 @@ func clone(v any) any {
 	return v
 }
 
-// roundTrip is JSON.parse(JSON.jsvalue.Stringify(v)): what a state store that keeps
-// JSON text hands back (ENG-121).
+// roundTrip is JSON.parse(JSON.stringify(v)): what a state store that
+// keeps JSON text hands back (ENG-121).
 func roundTrip(v any) any {
 	back, err := jsvalue.ParseOrdered([]byte(jsvalue.Stringify(v)))
 	if err != nil {

@@ -31,7 +31,7 @@ func WithInterleaving(yield func(callID string)) Option {
 
 // Run runs every run of the scenario in order, each over the state the
 // previous one saved, kept by one in-memory state store (ENG-16, ENG-121:
-// the store hands back JSON.parse(JSON.jsvalue.Stringify(state))).
+// the store hands back JSON.parse(JSON.stringify(state))).
 func (s *Scenario) Run(opts ...Option) (*Transcript, error) {
 	var o options
 	for _, opt := range opts {

@@ -217,3 +217,30 @@ func TestRunScenarioGetsTheScenarioAsSent(t *testing.T) {
 		t.Errorf("Dispatch: %v %v", result, err)
 	}
 }
+
+// A scenario nested deeper than encoding/json reads (10,000) but within
+// what the request parser accepts still reaches the port as sent, its
+// member order kept (ENG-105): never written again with members sorted.
+func TestRunScenarioGetsADeepScenarioAsSent(t *testing.T) {
+	depth := 20000
+	scenario := `{"z":1,"a":` + strings.Repeat("[", depth) + strings.Repeat("]", depth) + `}`
+	r := answers(t, scenarioPort{}, `{"id":1,"op":"runScenario","scenario":`+scenario+`}`)
+	if got, _ := r[0]["result"].(string); got != scenario {
+		t.Errorf("answer %.80v…", r[0])
+	}
+}
+
+func TestRawMemberReadsTheTextAsSent(t *testing.T) {
+	for line, want := range map[string]string{
+		`{"a":1, "scenario" :  {"b":[1, {}]} ,"c":2}`: `{"b":[1, {}]}`,
+		`{"scenario":"x","scenario":[]}`:              `[]`,
+		`{"scenario":{"b":`:                           "",
+		`{"other":1}`:                                 "",
+		`[]`:                                          "",
+	} {
+		text, found := rawMember([]byte(line), "scenario")
+		if string(text) != want || found != (want != "") {
+			t.Errorf("%s: %q %v", line, text, found)
+		}
+	}
+}

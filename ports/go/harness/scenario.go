@@ -18,8 +18,15 @@ func (s *Server) runScenario(req map[string]any, line []byte) (any, *Error) {
 	if !has {
 		return nil, badRequest("missing member %q", "scenario")
 	}
-	text, found := rawMember(line, "scenario")
-	if !found {
+	var text []byte
+	if line != nil {
+		// the text as sent: member order is observable (ENG-105)
+		raw, found := rawMember(line, "scenario")
+		if !found {
+			return nil, badRequest("member %q: cannot read its text as sent", "scenario")
+		}
+		text = raw
+	} else {
 		var err error
 		if text, err = jsvalue.AppendJSON(nil, scenario); err != nil {
 			return nil, badRequest("member %q: %v", "scenario", err)
@@ -30,11 +37,9 @@ func (s *Server) runScenario(req map[string]any, line []byte) (any, *Error) {
 
 // rawMember returns the JSON text of the member name of the object in line,
 // exactly as sent (the last one when the name repeats, as JSON.parse keeps
-// the last); found is false when line cannot be read that way.
+// the last); found is false when line cannot be read that way. It reads
+// token by token, so it has no depth limit of its own (ParseJSON's holds).
 func rawMember(line []byte, name string) (text []byte, found bool) {
-	if line == nil {
-		return nil, false
-	}
 	decoder := json.NewDecoder(bytes.NewReader(line))
 	if open, err := decoder.Token(); err != nil || open != json.Delim('{') {
 		return nil, false
@@ -44,12 +49,25 @@ func rawMember(line []byte, name string) (text []byte, found bool) {
 		if err != nil {
 			return nil, false
 		}
-		var value json.RawMessage
-		if err := decoder.Decode(&value); err != nil {
-			return nil, false
+		from := decoder.InputOffset() // before the colon
+		for depth := 0; ; {
+			token, err := decoder.Token()
+			if err != nil {
+				return nil, false
+			}
+			switch token {
+			case json.Delim('{'), json.Delim('['):
+				depth++
+			case json.Delim('}'), json.Delim(']'):
+				depth--
+			}
+			if depth == 0 {
+				break
+			}
 		}
 		if key == name {
-			text, found = value, true
+			value := bytes.TrimLeft(line[from:decoder.InputOffset()], " \t\r\n")
+			text, found = bytes.TrimLeft(value[1:], " \t\r\n"), true // value[0] is the colon
 		}
 	}
 	return text, found

@@ -241,8 +241,11 @@ func (p *parser) str() (any, error) {
 			}
 			p.pos++
 		default:
-			r, n := utf8.DecodeRune(p.data[p.pos:])
-			if r == utf8.RuneError && n == 1 && plain {
+			// surrogate-aware: a lone surrogate's three bytes are one code
+			// point; a surrogate (which may pair with the next) or a byte
+			// that is not UTF-8 ends the take-the-bytes-as-they-are path
+			r, n := DecodePoint(string(p.data[p.pos:min(p.pos+utf8.UTFMax, len(p.data))]))
+			if plain && (isSurrogate(r) || r == utf8.RuneError && n == 1) {
 				units = ToUnits(string(p.data[start:p.pos]))
 				plain = false
 			}

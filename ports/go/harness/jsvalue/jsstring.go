@@ -58,10 +58,48 @@ func ToLowerCase(s string) string {
 	return string(b)
 }
 
-// finalSigma: a capital sigma between a letter before it and no letter
-// after it (the Final_Sigma condition, case-ignorable characters aside).
+// finalSigma is the Unicode Final_Sigma condition (Unicode 3.13, Table
+// 3-17): skipping case-ignorable characters, the nearest character before
+// the sigma is cased and the nearest one after it is not (or there is none).
 func finalSigma(before, after string) bool {
-	previous, _ := utf8.DecodeLastRuneInString(before)
-	next, size := utf8.DecodeRuneInString(after)
-	return before != "" && unicode.IsLetter(previous) && (size == 0 || !unicode.IsLetter(next))
+	for before != "" {
+		r, n := utf8.DecodeLastRuneInString(before)
+		if !caseIgnorable(r) {
+			if !cased(r) {
+				return false
+			}
+			break
+		}
+		before = before[:len(before)-n]
+	}
+	if before == "" {
+		return false
+	}
+	for after != "" {
+		r, n := utf8.DecodeRuneInString(after)
+		if !caseIgnorable(r) {
+			return !cased(r)
+		}
+		after = after[n:]
+	}
+	return true
+}
+
+// cased is the Unicode Cased property: Lu, Ll, Lt, Other_Lowercase or
+// Other_Uppercase. A lone surrogate (read as U+FFFD here) is not cased.
+func cased(r rune) bool {
+	return unicode.In(r, unicode.Lu, unicode.Ll, unicode.Lt, unicode.Other_Lowercase, unicode.Other_Uppercase)
+}
+
+// caseIgnorable is the Unicode Case_Ignorable property: Mn, Me, Cf, Lm, Sk,
+// or Word_Break MidLetter, MidNumLet or Single_Quote (listed here, as Go's
+// unicode package has no Word_Break tables).
+func caseIgnorable(r rune) bool {
+	switch r {
+	case 0x27, // Single_Quote
+		0x2E, 0x2018, 0x2019, 0x2024, 0xFE52, 0xFF07, 0xFF0E, // MidNumLet
+		0x3A, 0xB7, 0x387, 0x55F, 0x5F4, 0x2027, 0xFE13, 0xFE55, 0xFF1A: // MidLetter
+		return true
+	}
+	return unicode.In(r, unicode.Mn, unicode.Me, unicode.Cf, unicode.Lm, unicode.Sk)
 }

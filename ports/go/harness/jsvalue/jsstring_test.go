@@ -24,6 +24,23 @@ func TestToLowerCaseIsJSToLowerCase(t *testing.T) {
 		"ΟΔΟΣ ΣΑ Σ ΑΣ.":    "οδος σα σ ας.",
 		"Σ":                "σ",
 		"ABC\xed\xa0\x80Ä": "abc\xed\xa0\x80ä",
+		// Final_Sigma: cased (not letter) before, case-ignorables skipped both
+		// ways (checked against Node's toLowerCase)
+		"中Σ":             "中σ",
+		"AΣ中":            "aς中",
+		"A\u00adΣ":       "a\u00adς",
+		"ΑΣ.Α":           "ασ.α",
+		"ΑΣ'":            "ας'",
+		"A\u0301Σ\u0301": "a\u0301ς\u0301",
+		"AΣ\u0301b":      "aσ\u0301b",
+		"ʰΣ":             "ʰσ",
+		"\u0345Σ":        "\u0345σ",
+		"AΣ\xed\xa0\x80": "aς\xed\xa0\x80",
+		"A\xed\xa0\x80Σ": "a\xed\xa0\x80σ",
+		"ΑΣ:x":           "ασ:x",
+		"A·Σ":            "a·ς",
+		"A\u2019Σ b":     "a\u2019ς b",
+		"AΣ\u00ad":       "aς\u00ad",
 	}
 	for in, want := range cases {
 		if got := ToLowerCase(in); got != want {

@@ -82,3 +82,30 @@ func TestArrayIndexNamesAreCanonical(t *testing.T) {
 		}
 	}
 }
+
+// A string holding a raw lone surrogate (stored as its three-byte
+// sequence) reads back as that surrogate, not as one U+FFFD per byte; a
+// raw high and low surrogate written apart join into their character, and
+// a byte that is not UTF-8 at all is still read as U+FFFD.
+func TestParsersKeepRawLoneSurrogates(t *testing.T) {
+	cases := map[string]string{
+		"\"\xed\xa0\x80\"":             "\xed\xa0\x80",
+		"\"a\xed\xbf\xbfb\"":           "a\xed\xbf\xbfb",
+		"\"\\n\xed\xa0\x80\"":          "\n\xed\xa0\x80",
+		"\"\xed\xa0\xbd\xed\xb8\x80\"": "\U0001F600",
+		"\"\xed\xa0\xbd\\ude00\"":      "\U0001F600",
+		"\"\xffx\"":                    "\ufffdx",
+	}
+	for text, want := range cases {
+		for name, parse := range map[string]func([]byte) (any, error){"ParseJSON": ParseJSON, "ParseOrdered": ParseOrdered} {
+			got, err := parse([]byte(text))
+			if err != nil || got != want {
+				t.Errorf("%s(%q) = %q, %v; want %q", name, text, got, err, want)
+			}
+		}
+	}
+	v, err := ParseOrdered([]byte("{\"q\":\"\xed\xa0\x80\"}"))
+	if err != nil || Stringify(v) != `{"q":"\ud800"}` {
+		t.Errorf("an object member: %v, %v", v, err)
+	}
+}
