@@ -173,14 +173,9 @@ class RequestSpec:
         steps = data.get("stopWhenSteps")
         if "toolChoice" in data:
             _tool_choice(data["toolChoice"], f"{where}.toolChoice")
-        start = data.get("toolChoiceFromDispatch", 0)
-        # ENG-23: counts are JSON integers; true and false are not counts
-        if (
-            isinstance(start, bool)
-            or not isinstance(start, int)
-            or (steps is not None and (isinstance(steps, bool) or not isinstance(steps, int)))
-        ):
-            raise ScenarioError(f"{where}: dispatch and step counts must be integers")
+        start = _count(data.get("toolChoiceFromDispatch", 0), where)
+        if steps is not None:
+            steps = _count(steps, where)
         return cls(
             model=_string(data.get("model", "cheap-model"), f"{where}.model"),
             models=None if models is None else _strings(models, f"{where}.models"),
@@ -189,6 +184,19 @@ class RequestSpec:
             stop_when_steps=steps,
             allow_final_response=_json(data.get("allowFinalResponse", True)),
         )
+
+
+def _count(value: object, where: str) -> int:
+    """A dispatch or step count (ENG-23): a JSON number whose value is an integer, as JS
+    ``Number.isInteger`` reads it (``2``, ``2.0`` and ``2e0`` are 2); ``true`` and
+    ``false`` are not counts."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ScenarioError(f"{where}: dispatch and step counts must be integers")
+    if isinstance(value, float):
+        if not value.is_integer():  # a fraction, or not finite
+            raise ScenarioError(f"{where}: dispatch and step counts must be integers")
+        return int(value)
+    return value
 
 
 @dataclass(frozen=True)

@@ -444,6 +444,19 @@ BAD_INPUT: Final[list[dict[str, Any]]] = [
         "fact": _rejected("step counts"),
     },
     {
+        "name": "step-count-written-with-a-fraction-part",
+        "description": "stopWhenSteps 0.0 is the step count 0, as JS reads it: the run takes "
+        "the stopWhen path and its HITL pause ends it with max_turns",
+        "spec": ["ENG-23"],
+        "scenario": _scenario(
+            "step-count-written-with-a-fraction-part",
+            tools=[{"name": "read"}, {"name": "confirm", "kind": "hitl"}],
+            request={"stopWhenSteps": 0.0},
+            runs=[fresh([turn(call("read", {}, "c1"), call("confirm", {}, "h1"))])],
+        ),
+        "fact": {"kind": "sessionEnd", "equals": ["max_turns"]},
+    },
+    {
         "name": "malformed-project-transform-unknown",
         "description": "a project loop key with a transform other than trim and lower is "
         "bad-scenario",
