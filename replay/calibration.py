@@ -16,6 +16,7 @@ so, and exits with status 1: the committed figures stay as they were.
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import io
 import sys
@@ -65,10 +66,14 @@ def outputs(realruns: Path) -> dict[str, str]:
 
 
 def main(argv: list[str]) -> int:
-    if len(argv) != 2:
-        print("usage: python -m doomloop_kit.replay.calibration REALRUNS FOLDER", file=sys.stderr)
-        return 2
-    realruns, folder = Path(argv[0]), Path(argv[1])
+    parser = argparse.ArgumentParser(
+        prog="python -m doomloop_kit.replay.calibration",
+        description="Regenerate the calibration page's figures from the shared real runs.",
+    )
+    parser.add_argument("realruns", type=Path, metavar="REALRUNS")
+    parser.add_argument("folder", type=Path, metavar="FOLDER")
+    parsed = parser.parse_args(argv)
+    realruns, folder = parsed.realruns, parsed.folder
     if not (realruns / TAU_BENCH).is_dir() or not (realruns / MINI_SWE_AGENT).is_dir():
         print(
             f"{realruns}: the shared real runs are not there; nothing regenerated "

@@ -9,6 +9,7 @@ write it again.
 
 from __future__ import annotations
 
+import argparse
 import io
 import sys
 import tempfile
@@ -97,10 +98,12 @@ def outputs() -> dict[str, str]:
 
 
 def main(argv: list[str]) -> int:
-    if len(argv) != 1:
-        print("usage: python -m doomloop_kit.replay.examples FOLDER", file=sys.stderr)
-        return 2
-    folder = Path(argv[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m doomloop_kit.replay.examples",
+        description="Write the replays the docs page shows into FOLDER.",
+    )
+    parser.add_argument("folder", type=Path, metavar="FOLDER")
+    folder: Path = parser.parse_args(argv).folder
     folder.mkdir(parents=True, exist_ok=True)
     for name, text in outputs().items():
         (folder / name).write_text(text, encoding="utf-8")

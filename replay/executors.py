@@ -16,6 +16,7 @@ streams through in constant memory.
 
 from __future__ import annotations
 
+import multiprocessing
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -48,8 +49,14 @@ def local_map(function: Callable[[T], R], items: Iterable[T], jobs: int) -> Iter
         futures: Iterator[Future[R]] = _windowed(
             lambda item: pool.submit(function, item), items, jobs * IN_FLIGHT_PER_WORKER
         )
-        for future in futures:
-            yield future.result()
+        try:
+            for future in futures:
+                yield future.result()
+        except BaseException:  # an interrupt or a failure: never wait on a stuck worker
+            pool.shutdown(wait=False, cancel_futures=True)
+            for worker in multiprocessing.active_children():
+                worker.terminate()
+            raise
 
 
 def dask_map(

@@ -212,9 +212,14 @@ class _Collector:
 
 
 def replay_file(task: FileTask) -> FileResult:
-    """Replay one file under every ladder of the task (read once)."""
+    """Replay one file under every ladder of the task (read once). A path that is there
+    but is not a regular file (a FIFO, a socket, a device) is a problem, never opened:
+    opening a FIFO without a writer would wait forever."""
     path = Path(task.path)
     ladders = task.ladders or ({},)
+    if path.exists() and not path.is_file():
+        problem = FileProblem(str(path), 0, "not a regular file (a FIFO, socket or device)")
+        return FileResult(str(path), None, tuple(() for _ in ladders), (problem,))
     drivers = []
     for ladder in ladders:
         options = task.options.with_ladder(ladder) if ladder else task.options

@@ -157,3 +157,28 @@ def test_a_file_of_many_runs_cut_short_keeps_the_runs_before(tmp_path: Path) -> 
 def test_jobs_must_be_positive(jobs: str) -> None:
     with pytest.raises(SystemExit):
         build_parser().parse_args(["replay", "a", "b", "--jobs", jobs])
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_a_fifo_in_a_corpus_is_a_problem_never_opened(tmp_path: Path, jobs: str) -> None:
+    """Opening a FIFO without a writer waits forever: the fleet reports it and goes on
+    (run as a command, so that a hang fails the test by its timeout, not by hanging)."""
+    import os
+    import subprocess
+    import sys
+
+    folder = corpus(tmp_path)
+    os.mkfifo(folder / "pipe.jsonl")
+    report = tmp_path / "fleet.jsonl"
+    done = subprocess.run(
+        [sys.executable, "-m", "doomloop_kit.conformance.cli", "replay", str(folder)]
+        + ["--jobs", jobs, "--progress", "none", "--json", str(report)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 2, done.stderr
+    assert f"{folder / 'pipe.jsonl'}:0: not a regular file" in done.stderr
+    found = objects(report)
+    assert {o["id"] for o in found if o["type"] == "run"} >= {"loop", "healthy"}
+    assert found[-1]["type"] == "summary"
