@@ -107,6 +107,27 @@ def _segments(order: Sequence[Any]) -> Iterator[_Segment]:
         position = end
 
 
+def order_problem(order: Sequence[Any], runs: Sequence[Any]) -> str | None:
+    """Why an engine vector's ``order`` does not fit the runs of its transcript (None: it
+    fits): one order object per run, one slot per event and per execution, and the slots
+    of each batch side by side, batches in ascending order (spec/vectors.md#expect).
+    The schema has already checked each slot's shape."""
+    if len(order) != len(runs):
+        return f"{len(order)} order objects for {len(runs)} runs"
+    for number, (run_order, run) in enumerate(zip(order, runs, strict=True)):
+        for member in ("events", "executions"):
+            slots, entries = run_order[member], run[member]
+            if len(slots) != len(entries):
+                return f"run {number}: {len(slots)} {member} slots for {len(entries)} {member}"
+            batches = [s.batch for s in _segments(slots) if s.batch is not None]
+            if any(a >= b for a, b in itertools.pairwise(batches)):
+                return (
+                    f"run {number}: the {member} slots of a batch are not side by side, "
+                    f"or batches are out of order ({batches})"
+                )
+    return None
+
+
 def event_differences(
     where: str, expected: Sequence[Any], actual: Sequence[Any], order: Sequence[Any]
 ) -> list[Difference]:
