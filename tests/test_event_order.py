@@ -80,3 +80,51 @@ def test_executions_of_a_batch_in_any_order() -> None:
     assert execution_differences("run 0, ", [a, b, c], [b, a, c], batches) == []
     (difference,) = execution_differences("run 0, ", [a, b, c], [a, c, b], batches)
     assert "batch boundary broken" in difference.reason
+
+
+# -- calls of one batch sharing a call id (ENG-152) -----------------------------------------
+
+
+SHARED_PRE = _event("PreToolUse", "c")
+SHARED_POST_1, SHARED_POST_2 = (
+    _event("PostToolUse", "c", result=1),
+    _event("PostToolUse", "c", result=2),
+)
+SHARED = [SHARED_PRE, SHARED_POST_1, SHARED_PRE, SHARED_POST_2]
+SHARED_SLOTS = [[1, 0], [1, 0], [1, 1], [1, 1]]
+
+
+@pytest.mark.parametrize(
+    "actual",
+    [
+        [SHARED_PRE, SHARED_POST_2, SHARED_PRE, SHARED_POST_1],  # call 1 whole, then call 0
+        [SHARED_PRE, SHARED_PRE, SHARED_POST_2, SHARED_POST_1],
+        [SHARED_PRE, SHARED_PRE, SHARED_POST_1, SHARED_POST_2],
+    ],
+)
+def test_calls_sharing_an_id_are_matched_whatever_the_first_tie(actual: list[Any]) -> None:
+    """The first PreToolUse fits both calls; only taking it for call 1 keeps per-call order
+    in the first order: the matching must find it, not stop at the first choice."""
+    assert event_differences("run 0, ", SHARED, actual, SHARED_SLOTS) == []
+
+
+def test_calls_sharing_an_id_still_keep_per_call_order() -> None:
+    actual = [SHARED_PRE, SHARED_POST_2, SHARED_POST_1, SHARED_PRE]  # one Post before its Pre
+    (difference,) = event_differences("run 0, ", SHARED, actual, SHARED_SLOTS)
+    assert "per-call order broken (ENG-139)" in difference.reason
+
+
+def test_many_calls_sharing_an_id_are_matched_without_a_blow_up() -> None:
+    """Twelve calls, one id, all alike but the last: of interchangeable calls one is tried
+    (trying each tie would take some 11! steps to refuse the order)."""
+    expected, slots = [], []
+    for call in range(12):
+        expected += [SHARED_PRE, SHARED_POST_2 if call == 11 else SHARED_POST_1]
+        slots += [[1, call], [1, call]]
+    # the one PostToolUse of result 2 comes before the last PreToolUse: whichever call
+    # each PreToolUse is given to, one call has its Post first
+    refused = [SHARED_PRE] * 11 + [SHARED_POST_2] + [SHARED_POST_1] * 11 + [SHARED_PRE]
+    (difference,) = event_differences("run 0, ", expected, refused, slots)
+    assert "per-call order broken (ENG-139)" in difference.reason
+    accepted = [SHARED_PRE] * 12 + [SHARED_POST_1] * 5 + [SHARED_POST_2] + [SHARED_POST_1] * 6
+    assert event_differences("run 0, ", expected, accepted, slots) == []
