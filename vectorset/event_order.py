@@ -165,7 +165,7 @@ def _differences(
         if cursor + size > len(actual):
             return [_count(path, expected, actual)]
         if segment.batch is None:
-            found = _fence(path, expected[segment.indices[0]], actual, cursor)
+            found = _fence(path, expected, segment.indices[0], actual, cursor)
         else:
             window = list(range(cursor, cursor + size))
             found = _batch(path, segment, expected, order, actual, window, key, chains)
@@ -183,17 +183,22 @@ def _count(path: str, expected: Sequence[Any], actual: Sequence[Any]) -> Differe
     )
 
 
-def _fence(path: str, want: Any, actual: Sequence[Any], index: int) -> Difference | None:
+def _fence(
+    path: str, expected: Sequence[Any], position: int, actual: Sequence[Any], index: int
+) -> Difference | None:
+    """The fence ``expected[position]`` at ``actual[index]``: None when it is there; fence
+    order broken when another expected entry is there instead; else how they differ."""
+    want = expected[position]
     differences = compare(want, actual[index], f"{path}/{index}", pointer=True)
     if not differences:
         return None
     first = differences[0]
-    return Difference(
-        first.path,
-        first.expected,
-        first.actual,
-        f"{first.reason}; entry {index} should be {_label(want)}, got {_label(actual[index])}",
-    )
+    misplaced = f"entry {index} should be {_label(want)}, got {_label(actual[index])}"
+    if any(_equal(other, actual[index]) for other in expected):
+        return Difference(
+            f"{path}/{index}", want, actual[index], f"fence order broken ({STATEMENT}): {misplaced}"
+        )
+    return Difference(first.path, first.expected, first.actual, f"{first.reason}; {misplaced}")
 
 
 def _batch(
@@ -347,27 +352,34 @@ def _diagnosis(
 ) -> Difference | None:
     """The first broken relation of a window :func:`_interleaving` refused: a walk that
     matches each actual entry to the first expected entry it can take, then checks
-    per-call order on that matching."""
+    per-call order on that matching. An entry that no entry of the batch can take breaks
+    the batch boundary when it is an entry expected outside the batch, and differs in
+    content otherwise."""
     free = {k: list(members) for k, members in batch.by_key.items()}
     matched: dict[int, int] = {}  # expected index -> actual index
     pending_detections = iter(batch.detections)
+    inside = frozenset(segment.indices)
+
+    def elsewhere(entry: Any) -> bool:
+        return any(_equal(e, entry) for i, e in enumerate(expected) if i not in inside)
+
     for index in window:
         entry = actual[index]
         if batch.chains and _is_detection(entry):
             want = next(pending_detections, None)
-            if want is not None and not _equal(expected[want], entry):
-                later = [i for i in batch.detections if i not in matched and i != want]
-                if not any(_equal(expected[i], entry) for i in later):
-                    # not another checkpoint's detection: a difference of content
-                    return compare(expected[want], entry, f"{path}/{index}", pointer=True)[0]
-            if want is None or not _equal(expected[want], entry):
+            if want is not None and _equal(expected[want], entry):
+                matched[want] = index
+                continue
+            later = [i for i in batch.detections if i not in matched and i != want]
+            if want is not None and any(_equal(expected[i], entry) for i in later):
                 return _stray(path, index, entry, segment, expected, want, matched)
-            matched[want] = index
-            continue
+            if want is None or elsewhere(entry):
+                return _stray(path, index, entry, segment, expected, None, matched)
+            return compare(expected[want], entry, f"{path}/{index}", pointer=True)[0]
         candidates = free.get(key(entry), [])
-        if not candidates:
-            return _stray(path, index, entry, segment, expected, None, matched)
         equal = [i for i in candidates if _equal(expected[i], entry)]
+        if not equal and (not candidates or elsewhere(entry)):
+            return _stray(path, index, entry, segment, expected, None, matched)
         if not equal:  # same call, other content: show the difference
             return compare(expected[candidates[0]], entry, f"{path}/{index}", pointer=True)[0]
         # calls may share an id: prefer the call whose earlier events have been seen
