@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
+from doomloop_kit.conformance.protocol.messages import ErrorBody, Response
 from doomloop_kit.vectorset.expectations import ENGINE_ORDER, error_expectation, normative
 from doomloop_kit.vectorset.files import Difference, Step, compare
 from doomloop_kit.vectorset.transcripts import compare_transcripts
@@ -41,7 +42,7 @@ class HarnessSide:
     message: str
 
 
-def judge_step(step: Step, response: Mapping[str, Any]) -> Wrong | HarnessSide | None:
+def judge_step(step: Step, response: Response) -> Wrong | HarnessSide | None:
     """Why ``response`` does not meet ``step``'s expectation; None when it does."""
     if "error" in response:
         error = response["error"]
@@ -66,7 +67,7 @@ def judge_step(step: Step, response: Mapping[str, Any]) -> Wrong | HarnessSide |
     return Wrong(first.path, first.reason, first.expected, first.actual, len(differences))
 
 
-def expectation_of(step: Step, response: Mapping[str, Any]) -> dict[str, Any] | None:
+def expectation_of(step: Step, response: Response) -> dict[str, Any] | None:
     """The answer in the form of a vector expectation (spec/vectors.md#expect):
     ``{"result": <normative result>}``, or ``{"error": code}`` for a code a vector
     may expect; None for a harness-side error."""
@@ -83,7 +84,7 @@ def answering_op(op: str) -> str:
     return "getState" if op == RESUME_OP else op
 
 
-def expected_outcome(error: Mapping[str, Any], op: str, expect: Mapping[str, Any]) -> bool:
+def expected_outcome(error: ErrorBody, op: str, expect: Mapping[str, Any]) -> bool:
     """An error that is an outcome of the operation, compared like a result (PROT-20);
     ``bad-request`` too where the step expects it (an undecodable tagged value, PROT-40).
     A ``resume`` step has none."""
