@@ -33,7 +33,7 @@ from doomloop_kit.vectorset.files import (
     load_vector_file,
     validate_vector_file_data,
 )
-from doomloop_kit.vectorset.transcripts import compare_transcripts
+from doomloop_kit.vectorset.transcripts import REQUIRED_WARNING, compare_transcripts
 from harnesses import support
 
 CURATED = support.REPO / "vectors" / "curated"
@@ -186,7 +186,7 @@ def test_warnings_count_is_free_but_the_fallback_text_is_required() -> None:
     """ENG-108, ENG-168: the number and the other texts of warnings are not compared; each
     loop-key fallback warning of the expected run must be among the actual ones."""
     expected = _transcript()
-    required = [w for w in expected["runs"][0]["warnings"] if w.startswith('[DoomLoop] tool "')]
+    required = [w for w in expected["runs"][0]["warnings"] if w.startswith(REQUIRED_WARNING)]
     assert required
     actual = copy.deepcopy(expected)
     actual["runs"][0]["warnings"] = [*required, *required, "some other warning"]
