@@ -1,10 +1,10 @@
 """Judging one step's answer against the vector's expectation (spec/protocol.md §P.7).
 
 Expected results never travel to the harness: the runner sends a step's
-inputs, applies :func:`~doomloop_kit.vectorset.expectations.normative` to the
-answer and compares it with the step's expectation by the vector comparison
-rule (:func:`~doomloop_kit.vectorset.files.compare`), or an engine
-transcript by its partial order
+inputs and compares the whole answer (every part of a result is normative,
+PROT-22) with the step's expectation by the vector comparison rule
+(:func:`~doomloop_kit.vectorset.files.compare`), or an engine transcript by
+its partial order
 (:func:`~doomloop_kit.vectorset.transcripts.compare_transcripts`). An error
 answer is an expected outcome (PROT-20) or a harness-side error.
 """
@@ -16,7 +16,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
-from doomloop_kit.vectorset.expectations import ENGINE_ORDER, error_expectation, normative
+from doomloop_kit.conformance.protocol.messages import ErrorBody, Response
+from doomloop_kit.vectorset.expectations import ENGINE_ORDER, error_expectation
 from doomloop_kit.vectorset.files import Difference, Step, compare
 from doomloop_kit.vectorset.transcripts import compare_transcripts
 from doomloop_kit.vectorset.vocabulary import ENGINE_OP, EXPECTED_ERRORS, RESUME_OP, UNDECODABLE
@@ -41,7 +42,7 @@ class HarnessSide:
     message: str
 
 
-def judge_step(step: Step, response: Mapping[str, Any]) -> Wrong | HarnessSide | None:
+def judge_step(step: Step, response: Response) -> Wrong | HarnessSide | None:
     """Why ``response`` does not meet ``step``'s expectation; None when it does."""
     if "error" in response:
         error = response["error"]
@@ -53,7 +54,7 @@ def judge_step(step: Step, response: Mapping[str, Any]) -> Wrong | HarnessSide |
             return None
         expected = step.expect.get("result", step.expect)
         return Wrong("$", reason, expected, {"error": code, "message": message})
-    result = normative(answering_op(step.op), response["result"])
+    result = response["result"]
     if step.expects_error is not None:
         reason = f"expected error {step.expects_error}, got a result"
         return Wrong("$", reason, {"error": step.expects_error}, result)
@@ -66,24 +67,19 @@ def judge_step(step: Step, response: Mapping[str, Any]) -> Wrong | HarnessSide |
     return Wrong(first.path, first.reason, first.expected, first.actual, len(differences))
 
 
-def expectation_of(step: Step, response: Mapping[str, Any]) -> dict[str, Any] | None:
+def expectation_of(step: Step, response: Response) -> dict[str, Any] | None:
     """The answer in the form of a vector expectation (spec/vectors.md#expect):
     ``{"result": <normative result>}``, or ``{"error": code}`` for a code a vector
     may expect; None for a harness-side error."""
     if "error" not in response:
-        return {"result": normative(answering_op(step.op), response["result"])}
+        return {"result": response["result"]}
     error = response["error"]
     if expected_outcome(error, step.op, step.expect):
         return error_expectation(error["code"], error["message"])
     return None
 
 
-def answering_op(op: str) -> str:
-    """The operation whose answer a step's result is (``resume`` is answered by ``getState``)."""
-    return "getState" if op == RESUME_OP else op
-
-
-def expected_outcome(error: Mapping[str, Any], op: str, expect: Mapping[str, Any]) -> bool:
+def expected_outcome(error: ErrorBody, op: str, expect: Mapping[str, Any]) -> bool:
     """An error that is an outcome of the operation, compared like a result (PROT-20);
     ``bad-request`` too where the step expects it (an undecodable tagged value, PROT-40).
     A ``resume`` step has none."""

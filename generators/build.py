@@ -8,7 +8,8 @@ A *transcript* is a plain dict (tagged JSON throughout)::
 
 Its steps carry inputs but no expectations. :func:`expectations` runs them
 through :mod:`~doomloop_kit.vectorset.oracle` and returns, per step,
-``{"result": normative(op, result)}`` or ``{"error": code}``;
+``{"result": result}`` (every part of a result is normative, PROT-22) or
+``{"error": code}``;
 :func:`build_vector` wraps that into a :class:`~.format.Vector` with its
 features computed by ``vocabulary.features_of`` over every input. Expected results
 are never typed by hand: this module is the only place they come from.
@@ -22,7 +23,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from doomloop_kit.vectorset import oracle
-from doomloop_kit.vectorset.expectations import error_expectation, normative
+from doomloop_kit.vectorset.expectations import error_expectation
 from doomloop_kit.vectorset.files import ABSENT, Step, Vector
 from doomloop_kit.vectorset.vocabulary import (
     ENGINE_FEATURE,
@@ -108,7 +109,7 @@ def expectations(transcript: Transcript, features: Iterable[str] = ()) -> list[d
                 raise BuildError(f"step {index} ({op}): {error.code}: {error}") from error
             result_list.append(expected_error(error))
             continue
-        result_list.append({"result": normative(op, result)})
+        result_list.append({"result": result})
     return result_list
 
 

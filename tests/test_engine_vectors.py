@@ -33,7 +33,7 @@ from doomloop_kit.vectorset.files import (
     load_vector_file,
     validate_vector_file_data,
 )
-from doomloop_kit.vectorset.transcripts import compare_transcripts
+from doomloop_kit.vectorset.transcripts import REQUIRED_WARNING, compare_transcripts
 from harnesses import support
 
 CURATED = support.REPO / "vectors" / "curated"
@@ -186,7 +186,7 @@ def test_warnings_count_is_free_but_the_fallback_text_is_required() -> None:
     """ENG-108, ENG-168: the number and the other texts of warnings are not compared; each
     loop-key fallback warning of the expected run must be among the actual ones."""
     expected = _transcript()
-    required = [w for w in expected["runs"][0]["warnings"] if w.startswith('[DoomLoop] tool "')]
+    required = [w for w in expected["runs"][0]["warnings"] if w.startswith(REQUIRED_WARNING)]
     assert required
     actual = copy.deepcopy(expected)
     actual["runs"][0]["warnings"] = [*required, *required, "some other warning"]
@@ -303,3 +303,62 @@ def test_run_scenario_answers_the_transcript_as_json_stringify_writes_it() -> No
     arguments = answer["runs"][0]["executions"][0]["arguments"]
     assert arguments == {"n": 0, "m": None} and math.copysign(1, arguments["n"]) > 0
     json.dumps(answer, allow_nan=False)  # plain JSON throughout
+
+
+# -- a malformed order is a malformed file -------------------------------------------------------
+
+
+def _first_batched_vector() -> dict[str, Any]:
+    """The first curated scenario vector with a concurrent batch, in a file of its own."""
+    data = _file(SCENARIOS_FILE)
+    vector = next(
+        v
+        for v in data["vectors"]
+        if any(slot for run in v["expect"]["order"] for slot in run["events"])
+    )
+    return {**data, "vectors": [vector]}
+
+
+def _reverse_batches(order: dict[str, Any]) -> None:
+    order["executions"].reverse()  # [1, 1, 1, 2, 2, 2] -> batch 2 before batch 1
+
+
+ORDER_MUTATIONS: list[tuple[str, Callable[[list[dict[str, Any]]], object], str]] = [
+    ("a run without its order", lambda order: order.pop(), "0 order objects for 1 runs"),
+    ("a slot dropped", lambda order: order[0]["events"].pop(), "events slots for"),
+    ("an execution slot added", lambda order: order[0]["executions"].append(None), "executions"),
+    ("batches out of order", lambda order: _reverse_batches(order[0]), "out of order"),
+]
+
+
+@pytest.mark.parametrize(
+    ("name", "mutate", "reason"), ORDER_MUTATIONS, ids=[m[0] for m in ORDER_MUTATIONS]
+)
+def test_a_malformed_engine_order_is_a_malformed_file(
+    name: str, mutate: Callable[[list[dict[str, Any]]], object], reason: str
+) -> None:
+    """spec/vectors.md#expect: one order object per run, one slot per event and execution,
+    each batch's slots side by side."""
+    data = _first_batched_vector()
+    validate_vector_file_data(data)
+    mutate(data["vectors"][0]["expect"]["order"])
+    with pytest.raises(VectorFormatError) as error:
+        validate_vector_file_data(data)
+    assert error.value.json_path == "$.vectors[0].expect.order"
+    assert data["vectors"][0]["id"] in str(error.value) and reason in str(error.value), name
+
+
+def test_a_run_with_a_malformed_order_stops_at_load_even_when_the_answer_is_identical(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The harness's answer is byte-identical to the expectation, so nothing in the judging
+    looks at the order: the loader must refuse it, with the malformed-file exit status."""
+    data = _first_batched_vector()
+    data["vectors"][0]["expect"]["order"][0]["events"].pop()
+    path = tmp_path / "engine-scenarios.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    status, _ = support.run([str(path), "--port", support.REFERENCE])
+    assert status == 2
+    err = capsys.readouterr().err
+    assert f"{data['vectors'][0]['id']!r}" in err and "expect.order" in err
+    assert "Traceback" not in err

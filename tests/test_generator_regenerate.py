@@ -84,15 +84,15 @@ def test_a_failed_write_leaves_the_old_set_whole(
     assert regenerate.run(_args(root, counts=SMALL)) == 0
     before = {p: p.read_bytes() for p in root.rglob("*") if p.is_file()}
     calls = {"n": 0}
-    real_fill = writing._fill
+    real_write = writing._write_all
 
-    def failing_fill(fd: int, data: bytes) -> None:
+    def failing_write(fd: int, data: bytes) -> None:
         calls["n"] += 1
         if calls["n"] > 3:
             raise OSError(28, "No space left on device (simulated)")
-        real_fill(fd, data)
+        real_write(fd, data)
 
-    monkeypatch.setattr(writing, "_fill", failing_fill)
+    monkeypatch.setattr(writing, "_write_all", failing_write)
     changed = [(name, 4) for name, _ in SMALL]
     assert regenerate.run(_args(root, counts=changed)) == 2
     monkeypatch.undo()

@@ -116,7 +116,9 @@ def test_the_client_sends_a_raw_line_with_its_own_id() -> None:
         ]
         answers = [harness.receive(harness.send_raw(line)) for line in lines]
         assert answers[0] == {"id": 1, "result": "1"}
-        assert answers[1]["id"] is None and answers[1]["error"]["code"] == "bad-request"
+        second = answers[1]
+        assert "error" in second and second["id"] is None
+        assert second["error"]["code"] == "bad-request"
         assert answers[2] == {"id": 0, "result": "1"}
         assert harness.call(Request("canonicalize", {"value": 2})) == {"id": 1, "result": "2"}
     finally:

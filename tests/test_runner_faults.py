@@ -130,6 +130,7 @@ def test_fault_in_a_full_window_reruns_the_innocent(
         ("no-handshake", "no response to request 0 (hello) within 2 s"),
         ("version-mismatch", "does not speak protocol 1: this harness speaks protocol 2"),
         ("old-protocol", "the harness speaks protocol 7, this runner speaks 1"),
+        ("protocol-true", "the harness speaks protocol true, this runner speaks 1"),
         ("bad-hello", "lacks implementation name/language/version"),
     ],
 )

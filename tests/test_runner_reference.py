@@ -329,11 +329,12 @@ def test_bad_request_is_compared_only_where_a_step_expects_it() -> None:
     """PROT-40: bad-request is an expected outcome of a step that expects it (an
     undecodable tagged value); anywhere else it still makes the vector error (PROT-20)."""
     from doomloop_kit.conformance.judge import expected_outcome
+    from doomloop_kit.conformance.protocol.messages import ErrorBody
 
-    bad_request = {"code": "bad-request", "message": "free text"}
+    bad_request: ErrorBody = {"code": "bad-request", "message": "free text"}
     assert expected_outcome(bad_request, "canonicalize", {"error": "bad-request"})
     assert not expected_outcome(bad_request, "canonicalize", {"result": "[1]"})
     assert not expected_outcome(bad_request, "canonicalize", {"error": "type-error"})
     assert not expected_outcome(bad_request, "resume", {"error": "bad-request"})
-    internal = {"code": "internal", "message": "boom"}
+    internal: ErrorBody = {"code": "internal", "message": "boom"}
     assert not expected_outcome(internal, "canonicalize", {"error": "bad-request"})

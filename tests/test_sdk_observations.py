@@ -181,3 +181,50 @@ def test_the_command_line_reports_and_exits_by_the_differences(
     edited.write_text("".join(json.dumps(r) + "\n" for r in records))
     assert sdk_replay.main(["--port", support.REFERENCE, str(edited)]) == 1
     assert "$.result" in capsys.readouterr().out
+
+
+NULL_CREATE = """
+import json, re, sys
+for text in sys.stdin:
+    try:
+        request = json.loads(text)
+    except RecursionError:  # a deeply nested value: its id is enough here
+        request = {"id": int(re.match(r'{"id": ([0-9]+)', text).group(1))}
+    if request.get("op") == "hello":
+        result = {"protocol": 1, "features": [],
+                  "implementation": {"name": "null", "language": "py", "version": "0"}}
+    else:
+        result = None
+    print(json.dumps({"id": request.get("id"), "result": result}), flush=True)
+"""
+
+
+def test_a_create_answered_without_a_session_is_a_difference(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """A harness answering ``create`` with ``{"result": null}`` differs on that line; the
+    replay goes on (the session's later lines name no session the harness opened)."""
+    harness = tmp_path / "null_create.py"
+    harness.write_text(NULL_CREATE)
+    lines = sdk_replay.read_lines(OBSERVATIONS)
+    creates = [
+        line.number for line in lines if line.request.get("op") == "create" and "result" in line.sdk
+    ]
+    assert creates
+    report = sdk_replay.replay(f"python3 {harness}", lines, [])
+    named = [d for d in report.differences if "expected a result naming a session" in d]
+    assert [int(d.split()[1]) for d in named] == creates
+    assert sdk_replay.main(["--port", f"python3 {harness}", str(OBSERVATIONS)]) == 1
+    assert "expected a result naming a session" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("command", ["false", "echo not-json", "python3 -c pass"])
+def test_an_unusable_harness_ends_the_replay_with_exit_3_and_one_line(
+    command: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """As ``conformance run`` (docs/guide/ci.md#how-a-run-ends): a harness that cannot be
+    used is exit 3 (not 1, "differences found"), one line on stderr, no traceback."""
+    assert sdk_replay.main(["--port", command, str(OBSERVATIONS)]) == 3
+    captured = capsys.readouterr()
+    assert captured.err.count("\n") == 1 and "the harness is unusable" in captured.err
+    assert "Traceback" not in captured.err and captured.out == ""

@@ -23,13 +23,17 @@ keeps every relation of ENG-139:
   ``DoomLoopDetected`` < ``PreToolUse`` < ``PostToolUse`` / ``PostToolUseFailure``).
 
 Within a batch, any other order is allowed: executions in any order, events
-of different calls interleaved. The first broken relation is reported as one
+of different calls interleaved. The actual entries pass when *some* one-to-one
+matching to the expected ones keeps every relation: calls of one batch may share
+a call id (ENG-152), so an entry can fit more than one call, and each fit is tried
+(:func:`_interleaving`). Otherwise the first broken relation is reported as one
 :class:`~.files.Difference` that names it.
 """
 
 from __future__ import annotations
 
 import itertools
+import json
 from collections import defaultdict
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -107,6 +111,27 @@ def _segments(order: Sequence[Any]) -> Iterator[_Segment]:
         position = end
 
 
+def order_problem(order: Sequence[Any], runs: Sequence[Any]) -> str | None:
+    """Why an engine vector's ``order`` does not fit the runs of its transcript (None: it
+    fits): one order object per run, one slot per event and per execution, and the slots
+    of each batch side by side, batches in ascending order (spec/vectors.md#expect).
+    The schema has already checked each slot's shape."""
+    if len(order) != len(runs):
+        return f"{len(order)} order objects for {len(runs)} runs"
+    for number, (run_order, run) in enumerate(zip(order, runs, strict=True)):
+        for member in ("events", "executions"):
+            slots, entries = run_order[member], run[member]
+            if len(slots) != len(entries):
+                return f"run {number}: {len(slots)} {member} slots for {len(entries)} {member}"
+            batches = [s.batch for s in _segments(slots) if s.batch is not None]
+            if any(a >= b for a, b in itertools.pairwise(batches)):
+                return (
+                    f"run {number}: the {member} slots of a batch are not side by side, "
+                    f"or batches are out of order ({batches})"
+                )
+    return None
+
+
 def event_differences(
     where: str, expected: Sequence[Any], actual: Sequence[Any], order: Sequence[Any]
 ) -> list[Difference]:
@@ -140,7 +165,7 @@ def _differences(
         if cursor + size > len(actual):
             return [_count(path, expected, actual)]
         if segment.batch is None:
-            found = _fence(path, expected[segment.indices[0]], actual, cursor)
+            found = _fence(path, expected, segment.indices[0], actual, cursor)
         else:
             window = list(range(cursor, cursor + size))
             found = _batch(path, segment, expected, order, actual, window, key, chains)
@@ -158,17 +183,22 @@ def _count(path: str, expected: Sequence[Any], actual: Sequence[Any]) -> Differe
     )
 
 
-def _fence(path: str, want: Any, actual: Sequence[Any], index: int) -> Difference | None:
+def _fence(
+    path: str, expected: Sequence[Any], position: int, actual: Sequence[Any], index: int
+) -> Difference | None:
+    """The fence ``expected[position]`` at ``actual[index]``: None when it is there; fence
+    order broken when another expected entry is there instead; else how they differ."""
+    want = expected[position]
     differences = compare(want, actual[index], f"{path}/{index}", pointer=True)
     if not differences:
         return None
     first = differences[0]
-    return Difference(
-        first.path,
-        first.expected,
-        first.actual,
-        f"{first.reason}; entry {index} should be {_label(want)}, got {_label(actual[index])}",
-    )
+    misplaced = f"entry {index} should be {_label(want)}, got {_label(actual[index])}"
+    if any(_equal(other, actual[index]) for other in expected):
+        return Difference(
+            f"{path}/{index}", want, actual[index], f"fence order broken ({STATEMENT}): {misplaced}"
+        )
+    return Difference(first.path, first.expected, first.actual, f"{first.reason}; {misplaced}")
 
 
 def _batch(
@@ -181,45 +211,183 @@ def _batch(
     key: Callable[[Any], tuple[str, str]],
     chains: bool,
 ) -> Difference | None:
-    """Match the batch's expected entries to the window of actual ones, then check order."""
-    detections = [i for i in segment.indices if chains and _is_detection(expected[i])]
-    others: dict[tuple[str, str], list[int]] = defaultdict(list)
-    for i in segment.indices:
-        if i not in detections:
-            others[key(expected[i])].append(i)
-    previous: dict[int, int] = {}  # expected index -> the one before it in its call
-    if chains:
-        last: dict[int, int] = {}
+    """None when the window of actual entries is an order of the batch that keeps every
+    relation (:func:`_interleaving`); else the first broken relation (:func:`_diagnosis`)."""
+    batch = _BatchShape.of(segment, expected, order, key, chains)
+    if _interleaving(batch, expected, actual, window, key):
+        return None
+    found = _diagnosis(path, segment, batch, expected, order, actual, window, key)
+    assert found is not None, "the walk accepts only what the search accepts"
+    return found
+
+
+@dataclass(frozen=True)
+class _BatchShape:
+    """The expected entries of one batch, as the matching needs them."""
+
+    chains: bool
+    """Events (detections and calls to keep in order), not executions."""
+    bit: dict[int, int]
+    """Expected index -> its bit in a set of matched entries."""
+    by_key: dict[tuple[str, str], list[int]]
+    """The entries other than detections, by :func:`_event_key` / :func:`_execution_key`."""
+    detections: tuple[int, ...]
+    """The ``DoomLoopDetected`` events, in checkpoint order (events only)."""
+    previous: dict[int, int]
+    """Expected index -> the entry before it in its call (events only)."""
+    tail: dict[int, str]
+    """Expected index -> the JSON text of it and the rest of its call: two entries with
+    the same tail are interchangeable in a matching."""
+
+    @classmethod
+    def of(
+        cls,
+        segment: _Segment,
+        expected: Sequence[Any],
+        order: Sequence[Any],
+        key: Callable[[Any], tuple[str, str]],
+        chains: bool,
+    ) -> _BatchShape:
+        detections = tuple(i for i in segment.indices if chains and _is_detection(expected[i]))
+        skipped = frozenset(detections)
+        by_key: dict[tuple[str, str], list[int]] = defaultdict(list)
         for i in segment.indices:
-            call = int(order[i][1])
-            if call in last:
-                previous[i] = last[call]
-            last[call] = i
+            if i not in skipped:
+                by_key[key(expected[i])].append(i)
+        previous: dict[int, int] = {}
+        calls: dict[int, list[int]] = defaultdict(list)
+        for i in segment.indices:
+            call = calls[int(order[i][1])] if chains else []
+            if call:
+                previous[i] = call[-1]
+            call.append(i)
+        tail: dict[int, str] = {}
+        for call in calls.values() if chains else [[i] for i in segment.indices]:
+            rest = ""
+            for i in reversed(call):
+                rest = _text(expected[i]) + "\n" + rest
+                tail[i] = rest
+        bit = {i: 1 << n for n, i in enumerate(segment.indices)}
+        return cls(chains, bit, dict(by_key), detections, previous, tail)
+
+
+def _text(entry: Any) -> str:
+    try:
+        return json.dumps(entry, sort_keys=True, separators=(",", ":"))
+    except (TypeError, ValueError, RecursionError):
+        return repr(entry)
+
+
+def _interleaving(
+    batch: _BatchShape,
+    expected: Sequence[Any],
+    actual: Sequence[Any],
+    window: list[int],
+    key: Callable[[Any], tuple[str, str]],
+) -> bool:
+    """Whether the window can be matched one to one to the batch's expected entries, equal
+    in content, keeping checkpoint order and per-call order.
+
+    A depth-first search over the window, position by position: an actual entry may take
+    an unmatched expected entry of equal content whose call's earlier entries are matched
+    (and, for a detection, the next one in checkpoint order). Calls may share an id
+    (ENG-152), so an entry may fit more than one call: each choice is tried, except one of
+    two whose calls' remaining entries are the same (the choices are interchangeable),
+    and a set of matched entries that failed once is not searched again. A batch holds a
+    few calls, so the search is small.
+    """
+    equal: dict[tuple[int, int], bool] = {}
+
+    def fits(i: int, position: int, matched: int) -> bool:
+        if matched & batch.bit[i]:
+            return False
+        before = batch.previous.get(i)
+        if before is not None and not matched & batch.bit[before]:
+            return False
+        if (i, position) not in equal:
+            equal[i, position] = _equal(expected[i], actual[window[position]])
+        return equal[i, position]
+
+    def choices(position: int, matched: int, detected: int) -> Iterator[tuple[int, int]]:
+        checkpoint = batch.chains and _is_detection(actual[window[position]])
+        if checkpoint:
+            options: Sequence[int] = batch.detections[detected : detected + 1]
+        else:
+            options = batch.by_key.get(key(actual[window[position]]), ())
+        tails: set[str] = set()
+        for i in options:
+            if fits(i, position, matched) and batch.tail[i] not in tails:
+                tails.add(batch.tail[i])
+                yield i, detected + checkpoint
+
+    if not window:
+        return True
+    failed: set[int] = set()
+    stack = [(0, choices(0, 0, 0))]
+    while stack:
+        matched, options = stack[-1]
+        step = next(options, None)
+        if step is None:
+            failed.add(matched)
+            stack.pop()
+            continue
+        i, detected = step
+        now = matched | batch.bit[i]
+        if len(stack) == len(window):
+            return True
+        if now not in failed:
+            stack.append((now, choices(len(stack), now, detected)))
+    return False
+
+
+def _diagnosis(
+    path: str,
+    segment: _Segment,
+    batch: _BatchShape,
+    expected: Sequence[Any],
+    order: Sequence[Any],
+    actual: Sequence[Any],
+    window: list[int],
+    key: Callable[[Any], tuple[str, str]],
+) -> Difference | None:
+    """The first broken relation of a window :func:`_interleaving` refused: a walk that
+    matches each actual entry to the first expected entry it can take, then checks
+    per-call order on that matching. An entry that no entry of the batch can take breaks
+    the batch boundary when it is an entry expected outside the batch, and differs in
+    content otherwise."""
+    free = {k: list(members) for k, members in batch.by_key.items()}
     matched: dict[int, int] = {}  # expected index -> actual index
-    pending_detections = iter(detections)
+    pending_detections = iter(batch.detections)
+    inside = frozenset(segment.indices)
+
+    def elsewhere(entry: Any) -> bool:
+        return any(_equal(e, entry) for i, e in enumerate(expected) if i not in inside)
+
     for index in window:
         entry = actual[index]
-        if chains and _is_detection(entry):
+        if batch.chains and _is_detection(entry):
             want = next(pending_detections, None)
-            if want is not None and not _equal(expected[want], entry):
-                later = [i for i in detections if i not in matched and i != want]
-                if not any(_equal(expected[i], entry) for i in later):
-                    # not another checkpoint's detection: a difference of content
-                    return compare(expected[want], entry, f"{path}/{index}", pointer=True)[0]
-            if want is None or not _equal(expected[want], entry):
+            if want is not None and _equal(expected[want], entry):
+                matched[want] = index
+                continue
+            later = [i for i in batch.detections if i not in matched and i != want]
+            if want is not None and any(_equal(expected[i], entry) for i in later):
                 return _stray(path, index, entry, segment, expected, want, matched)
-            matched[want] = index
-            continue
-        free = [i for i in others.get(key(entry), []) if i not in matched]
-        if not free:
+            if want is None or elsewhere(entry):
+                return _stray(path, index, entry, segment, expected, None, matched)
+            return compare(expected[want], entry, f"{path}/{index}", pointer=True)[0]
+        candidates = free.get(key(entry), [])
+        equal = [i for i in candidates if _equal(expected[i], entry)]
+        if not equal and (not candidates or elsewhere(entry)):
             return _stray(path, index, entry, segment, expected, None, matched)
-        equal = [i for i in free if _equal(expected[i], entry)]
-        # calls may share an id: prefer the call whose earlier events have been seen
-        ready = [i for i in equal if previous.get(i) is None or previous[i] in matched]
         if not equal:  # same call, other content: show the difference
-            return compare(expected[free[0]], entry, f"{path}/{index}", pointer=True)[0]
-        matched[(ready or equal)[0]] = index
-    return _chains(path, segment, expected, order, actual, matched) if chains else None
+            return compare(expected[candidates[0]], entry, f"{path}/{index}", pointer=True)[0]
+        # calls may share an id: prefer the call whose earlier events have been seen
+        ready = [i for i in equal if i not in batch.previous or batch.previous[i] in matched]
+        chosen = (ready or equal)[0]
+        candidates.remove(chosen)
+        matched[chosen] = index
+    return _chains(path, segment, expected, order, actual, matched) if batch.chains else None
 
 
 def _chains(

@@ -2,7 +2,10 @@
 
 The generators write expectations in this form (from the reference, through
 the oracle), the runner compares a harness's answers in it: neither needs the
-reference to know what an expectation is.
+reference to know what an expectation is. A result is expected whole: every
+part of it is normative (PROT-22), warning messages, loop-key warning texts and
+verdict messages byte for byte, a warning's ``code`` derived from its message
+(CFG-34).
 """
 
 from __future__ import annotations
@@ -11,18 +14,6 @@ from typing import Final
 
 ENGINE_ORDER: Final = "order"
 """The member of an engine expectation that holds its partial order (ENG-139)."""
-
-
-def normative(op: str, result: object) -> object:
-    """The part of a wire result that a port must reproduce (spec/vectors.md#expect).
-
-    Every part is normative (PROT-22): warning messages, loop-key warning
-    texts and verdict messages are compared byte for byte, and a warning's
-    ``code`` is derived from its message (CFG-34). The projection is the
-    identity; it stays the single place where that could change.
-    """
-    del op
-    return result
 
 
 def error_expectation(code: str, message: str) -> dict[str, str]:

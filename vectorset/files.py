@@ -253,9 +253,15 @@ def feature_vocabulary() -> frozenset[str]:
     return frozenset(features) | frozenset(FEATURES)
 
 
+RULES_REVISION: Final = b"rules 2: engine order"
+"""Changes when :func:`validate_vector_file_data` checks more than the schema says, so
+that a file a cache remembers as valid under the old rules is checked again."""
+
+
 def schema_sha256() -> str:
-    """The sha256 of the schema text: a file valid once stays valid for the same schema."""
-    return hashlib.sha256(_schema_bytes()).hexdigest()
+    """The sha256 of the schema text and of :data:`RULES_REVISION`: a file valid once stays
+    valid for the same schema and rules."""
+    return hashlib.sha256(_schema_bytes() + RULES_REVISION).hexdigest()
 
 
 @functools.cache
@@ -344,6 +350,21 @@ def validate_vector_file_data(data: Any, path: Path | str = "<memory>") -> None:
             raise VectorFormatError(
                 path, f"$.vectors[{index}]", "a curated engine vector cites the facts it pins"
             )
+        if "order" in vector.get("expect", {}):
+            _check_engine_order(path, index, vector)
+
+
+def _check_engine_order(path: Path, index: int, vector: Mapping[str, Any]) -> None:
+    """An engine vector's ``expect.order`` fits its runs (ENG-139): checked here, so that a
+    malformed order is a malformed file, never a failure in the middle of a run."""
+    from .event_order import order_problem  # event_order compares with this module's rule
+
+    expect = vector["expect"]
+    problem = order_problem(expect["order"], expect["result"]["runs"])
+    if problem is not None:
+        raise VectorFormatError(
+            path, f"$.vectors[{index}].expect.order", f"vector {vector['id']!r}: {problem}"
+        )
 
 
 def load_vector_file(path: Path | str) -> VectorFile:

@@ -1,7 +1,7 @@
 """How an engine vector's transcript is judged (spec/vectors.md#engine-vectors).
 
 The expected and the actual transcript (``{"scenario", "runs": [...]}``,
-ENG-15) are compared run by run with the comparison rule of
+ENG-156) are compared run by run with the comparison rule of
 :func:`~.files.compare`. Within a run the members are compared in a fixed
 order, so that the first difference reported is the earliest thing that went
 wrong: the dispatches by index, then ``events``, ``executions``, ``end``,
@@ -12,7 +12,7 @@ expected run comes with its order (an engine vector's ``order``), ``events``
 and ``executions`` are compared by their partial order (:mod:`.event_order`,
 ENG-139); without, in their exact order. ``end.error``
 is compared by its ``kind`` (and ``dispatch``), its ``message`` being
-informative (ENG-20). A difference is named ``run R, dispatch D, /json/pointer``
+informative (ENG-141). A difference is named ``run R, dispatch D, /json/pointer``
 (or ``run R, /member/...`` outside the dispatches).
 """
 
@@ -42,7 +42,7 @@ Every expected warning of that form must be among the actual warnings; nothing
 else about warnings (their number, order or other texts) is compared (ENG-108)."""
 
 ERROR_MESSAGE: Final = "message"
-"""The member of ``end.error`` that is not compared (ENG-20)."""
+"""The member of ``end.error`` that is not compared (ENG-141)."""
 
 
 def compare_transcripts(
@@ -119,7 +119,7 @@ def _both_lists(expected: Mapping[str, Any], actual: Mapping[str, Any], name: st
 
 
 def _without_message(run: Mapping[str, Any]) -> Mapping[str, Any]:
-    """The run with ``end.error.message`` left out: the error's kind is compared (ENG-20)."""
+    """The run with ``end.error.message`` left out: the error's kind is compared (ENG-141)."""
     end = run.get("end")
     if not isinstance(end, Mapping):
         return run

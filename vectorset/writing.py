@@ -212,9 +212,7 @@ class OutputStream:
 
     def write_bytes(self, data: bytes) -> None:
         try:
-            view = memoryview(data)
-            while view:
-                view = view[os.write(self.fd, view) :]
+            _write_all(self.fd, data)
         except BaseException as error:
             self.abort()
             if isinstance(error, OSError):
@@ -287,11 +285,11 @@ def _create(path: Path, mode: int | None) -> int:
     return fd
 
 
-def _fill(fd: int, data: bytes) -> None:
+def _write_all(fd: int, data: bytes) -> None:
+    """Write every byte of ``data`` (``os.write`` may take only a part)."""
     view = memoryview(data)
     while view:
         view = view[os.write(fd, view) :]
-    os.fsync(fd)
 
 
 def _sync_folder(folder: Path) -> None:
@@ -343,7 +341,8 @@ def publish_folder(
             former = _stat(real / relative) if previous is not None else None
             fd = _create(destination, None if former is None else stat.S_IMODE(former.st_mode))
             try:
-                _fill(fd, data)
+                _write_all(fd, data)
+                os.fsync(fd)
             finally:
                 os.close(fd)
         for folder in sorted({(staging / r).parent for r in files}, key=lambda p: -len(p.parts)):

@@ -23,6 +23,7 @@ from .messages import (
     PROTOCOL_VERSION,
     HelloResult,
     Request,
+    Response,
     hello_problem,
     response_problem,
 )
@@ -42,7 +43,7 @@ class Exchange:
     """The request line's JSON object (empty for a raw line)."""
     owner: str = ""
     """Who sent it (a vector id), to name the culprit of a duplicate answer."""
-    response: dict[str, Any] | None = None
+    response: Response | None = None
     line: str = field(default="", repr=False)
     raw: str | None = field(default=None, repr=False)
     """A line sent verbatim (:meth:`Connection.send_raw`): its answer's id is not checked."""
@@ -95,7 +96,7 @@ class Connection(HarnessProcess):
         self.hello = result = self._check_hello(response)
         return result
 
-    def _check_hello(self, response: Mapping[str, Any]) -> HelloResult:
+    def _check_hello(self, response: Response) -> HelloResult:
         if "error" in response:
             error = response["error"]
             if error.get("code") == "unsupported-protocol":
@@ -109,9 +110,10 @@ class Connection(HarnessProcess):
                 self.stderr_tail(),
             )
         result = response["result"]
-        if isinstance(result, dict) and result.get("protocol") != PROTOCOL_VERSION:
+        version = result.get("protocol") if isinstance(result, dict) else PROTOCOL_VERSION
+        if isinstance(version, bool) or version != PROTOCOL_VERSION:  # true == 1 in Python
             raise ProtocolMismatch(
-                f"the harness speaks protocol {result.get('protocol')!r}, "
+                f"the harness speaks protocol {json.dumps(version)}, "
                 f"this runner speaks {PROTOCOL_VERSION}"
             )
         problem = hello_problem(result)
@@ -140,14 +142,14 @@ class Connection(HarnessProcess):
         self.write(line.encode("utf-8", "surrogatepass") + b"\n")
         return exchange
 
-    def receive(self, exchange: Exchange) -> dict[str, Any]:
+    def receive(self, exchange: Exchange) -> Response:
         """Wait for responses up to and including ``exchange``'s; return its response."""
         self.start_writing()
         while exchange.response is None:
             self._receive_next()
         return exchange.response
 
-    def call(self, request: Request) -> dict[str, Any]:
+    def call(self, request: Request) -> Response:
         return self.receive(self.send(request))
 
     def oldest_pending(self) -> Exchange | None:
@@ -177,7 +179,7 @@ class Connection(HarnessProcess):
         if expected.raw is None:
             self._check_id(expected, response["id"])
         self._pending.popleft()
-        expected.response = response
+        expected.response = cast(Response, response)  # checked by response_problem
         expected.line = text
 
     def _check_id(self, expected: Exchange, answered: object) -> None:

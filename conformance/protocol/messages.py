@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Final, TypedDict
+from typing import Any, Final, TypedDict, final
 
 from doomloop_kit.jsvalue.values import UNDEFINED
 from doomloop_kit.vectorset.vocabulary import EXPECTED_ERRORS, FUNCTION_OPS, MONITOR_OPS
@@ -113,11 +113,13 @@ class ErrorBody(TypedDict):
     message: str
 
 
+@final  # final: ``"error" in response`` tells the two kinds apart (for mypy too)
 class ResultResponse(TypedDict):
     id: int | None
     result: object
 
 
+@final
 class ErrorResponse(TypedDict):
     id: int | None
     error: ErrorBody

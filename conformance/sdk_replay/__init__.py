@@ -46,6 +46,12 @@ runner's client
 :mod:`.recordings` reads the files, :mod:`.answers` compares an answer,
 :mod:`.rules` says what a line needs and which lines are excluded,
 :mod:`.replay` runs it all (``python -m doomloop_kit.conformance.sdk_replay``).
+
+The command exits 0 when every line is reproduced or excluded, 1 on any
+difference (a ``create`` answered without a session is one), 2 for bad
+arguments, and 3, with one line on stderr, when the harness cannot be used
+(it does not start, speaks another protocol version or breaks the protocol),
+as ``conformance run`` does (docs/guide/ci.md#how-a-run-ends).
 """
 
 from __future__ import annotations

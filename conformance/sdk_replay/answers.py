@@ -112,6 +112,13 @@ def _engine_differences(line: Line, actual: Mapping[str, Any]) -> list[str]:
     return found + [str(d) for d in compare_transcripts(transcript, actual["result"], order)[:1]]
 
 
+def created_session(answer: Mapping[str, Any]) -> str | None:
+    """The session id a ``create`` answer names; None for an error or a malformed result."""
+    result = answer.get("result")
+    session = result.get("session") if isinstance(result, Mapping) else None
+    return session if isinstance(session, str) else None
+
+
 def differences(line: Line, actual: Mapping[str, Any]) -> list[str]:
     """Why the harness's answer is not the SDK's (empty when it is)."""
     expected = sdk_expectation(line.sdk)
@@ -131,7 +138,9 @@ def differences(line: Line, actual: Mapping[str, Any]) -> list[str]:
         return found
     if "result" not in actual:
         return [*found, f"expected result {expected['result']!r}, got {actual}"]
-    if op == "create":
-        return found  # the session id is the harness's own
+    if op == "create":  # the session id is the harness's own: any string
+        if created_session(actual) is None:
+            found.append(f"expected a result naming a session, got {actual['result']!r}")
+        return found
     want = _derived_codes(str(op), expected["result"])
     return found + [str(d) for d in compare(want, actual["result"], "$.result")]

@@ -3,19 +3,23 @@
 from __future__ import annotations
 
 import json
+import sys
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final
 
-from doomloop_kit.conformance.protocol import Connection
+from doomloop_kit.conformance.outcomes import ExitStatus
+from doomloop_kit.conformance.protocol import Connection, HarnessFault, ProtocolMismatch
 from doomloop_kit.conformance.protocol.messages import takes_session
 from doomloop_kit.jsvalue.values import is_number
 
-from .answers import differences
+from .answers import created_session, differences
 from .recordings import Line, read_lines, tag_non_finite
 from .rules import SDK_0_9_0_RULES, Rule, needs
+
+PROG: Final = "python -m doomloop_kit.conformance.sdk_replay"
 
 ANSWER_TIMEOUT: Final = 30.0
 """The longest wait for one answer: a harness that takes longer fails the replay."""
@@ -77,8 +81,9 @@ def replay(command: str, lines: Sequence[Line], rules: Sequence[Rule]) -> Report
             needed = needs(line) | session_needs.get(str(request.get("session")), frozenset())
             if request.get("op") == "create":
                 # the session is named "@<id>" or by the recording's own id; a
-                # create that failed here maps them to a name no harness opened
-                ours = answer["result"]["session"] if "result" in answer else "@none"
+                # create that failed here (or answered no session, a difference
+                # of its own) maps them to a name no harness opened
+                ours = created_session(answer) or "@none"
                 recorded = line.sdk.get("result")
                 names = [f"@{request.get('id')}"]
                 if isinstance(recorded, Mapping):
@@ -102,18 +107,25 @@ def replay(command: str, lines: Sequence[Line], rules: Sequence[Rule]) -> Report
 
 def main(argv: Sequence[str] | None = None) -> int:
     """``python -m doomloop_kit.conformance.sdk_replay --port CMD FILE...``: replay
-    recordings through a harness; exit 1 on any difference."""
+    recordings through a harness. Exit 0 when every line is reproduced or excluded, 1 on
+    any difference, 2 for bad arguments, 3 when the harness cannot be used (it does not
+    start, speaks another protocol version or breaks the protocol), as ``conformance
+    run`` does (:class:`~doomloop_kit.conformance.outcomes.ExitStatus`)."""
     import argparse
 
-    parser = argparse.ArgumentParser(prog="python -m doomloop_kit.conformance.sdk_replay")
+    parser = argparse.ArgumentParser(prog=PROG)
     parser.add_argument("--port", required=True, help="shell command starting the harness")
     parser.add_argument("files", nargs="+", type=Path, help="observations .jsonl / corpus .gz")
     args = parser.parse_args(argv)
     different = False
     for path in args.files:
-        report = replay(args.port, read_lines(path), SDK_0_9_0_RULES)
+        try:
+            report = replay(args.port, read_lines(path), SDK_0_9_0_RULES)
+        except (HarnessFault, ProtocolMismatch) as problem:
+            print(f"{PROG}: {path.name}: the harness is unusable: {problem}", file=sys.stderr)
+            return ExitStatus.ERRORED
         print(f"{path.name}: {report.summary()}")
         for difference in report.differences[:20]:
             print(f"  {difference}")
         different = different or bool(report.differences)
-    return 1 if different else 0
+    return ExitStatus.FAILED if different else ExitStatus.PASSED

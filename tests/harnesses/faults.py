@@ -37,6 +37,7 @@ FAULTS = (
     "no-handshake",
     "version-mismatch",
     "old-protocol",
+    "protocol-true",
     "bad-hello",
     "internal-error",
     "duplicate",
@@ -91,8 +92,13 @@ def main() -> int:
                 out.write("\n")
                 out.flush()
                 continue
-            if fault in ("old-protocol", "bad-hello"):
-                result = {"protocol": 7} if fault == "old-protocol" else {"protocol": 1}
+            if fault in ("old-protocol", "protocol-true", "bad-hello"):
+                result: dict[str, object] = (
+                    {"protocol": 7} if fault == "old-protocol" else {"protocol": 1}
+                )
+                if fault == "protocol-true":  # a well-formed hello but for its version, true == 1
+                    implementation = {"name": "t", "language": "py", "version": "0"}
+                    result = {"protocol": True, "implementation": implementation, "features": []}
                 out.write(json.dumps({"id": 0, "result": result}) + "\n")
                 out.flush()
                 continue

@@ -113,7 +113,6 @@ def first_mismatch(prepared: Prepared) -> str | None:
         DECLARED_ONLY_FEATURES,
         expected_error,
     )
-    from doomloop_kit.vectorset.expectations import normative
     from doomloop_kit.vectorset.vocabulary import OpError, features_of, uses_js_coercion
 
     op_error = OpError
@@ -157,7 +156,7 @@ def first_mismatch(prepared: Prepared) -> str | None:
                         op, function_ops[op]
                     )
                     result = function_op(request)
-                actual = {"result": normative(op, result)}
+                actual = {"result": result}
             except op_error as error:
                 actual = expected_error(error)
             try:
