@@ -167,12 +167,12 @@ def test_a_fifo_in_a_corpus_is_a_problem_never_opened(tmp_path: Path, jobs: str)
     import subprocess
     import sys
 
+    kit = [sys.executable, "-m", "doomloop_kit.conformance.cli"]
     folder = corpus(tmp_path)
     os.mkfifo(folder / "pipe.jsonl")
     report = tmp_path / "fleet.jsonl"
     done = subprocess.run(
-        [sys.executable, "-m", "doomloop_kit.conformance.cli", "replay", str(folder)]
-        + ["--jobs", jobs, "--progress", "none", "--json", str(report)],
+        [*kit, "replay", str(folder), "--jobs", jobs, "--progress", "none", "--json", str(report)],
         capture_output=True,
         text=True,
         timeout=120,
