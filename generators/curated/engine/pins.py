@@ -911,4 +911,17 @@ PINS: list[JsonObject] = [
         ),
         "rule": "10.10",
     },
+    {
+        **scenario(
+            "P-59",
+            "A fraction in the arguments reaches the body as that number: only a number past "
+            "the doubles (JS Infinity) is written null in the transcript",
+            ["ENG-137", "ENG-156"],
+            [{"kind": "executions", "tool": "read", "arguments": [{"n": 1.5}]}],
+            tools=[{"name": "read"}],
+            doomLoop=True,
+            runs=[fresh([turn(call("read", '{"n":1.5}', "c1")), DONE])],
+        ),
+        "rule": "10.10",
+    },
 ]

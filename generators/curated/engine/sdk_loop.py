@@ -645,12 +645,27 @@ SDK_LOOP: list[JsonObject] = [
             "kind": "request",
             "dispatch": 1,
             "at": "/input/2/output",
-            "equals": '{"0":"c","2":"b","7":"a","z":1,"01":2,"-1":3,"a":4}',
+            # the expected text is Node's JSON.stringify(JSON.parse(<the result's JSON>))
+            "equals": '{"0":"c","2":"b","7":"a","10":8,"4294967294":6,'
+            '"z":1,"4294967296":5,"01":2,"4294967295":7,"-1":3,"a":4}',
         },
         tools=[
             {
                 "name": "read",
-                "result": {"z": 1, "7": "a", "01": 2, "2": "b", "-1": 3, "0": "c", "a": 4},
+                # 2^32 - 2 is the largest array index; 2^32 - 1 and 2^32 are plain names
+                "result": {
+                    "z": 1,
+                    "7": "a",
+                    "4294967296": 5,
+                    "01": 2,
+                    "2": "b",
+                    "4294967295": 7,
+                    "-1": 3,
+                    "0": "c",
+                    "10": 8,
+                    "4294967294": 6,
+                    "a": 4,
+                },
             }
         ],
         runs=[fresh([turn(_read("{}", "c1")), DONE])],
