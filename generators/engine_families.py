@@ -24,6 +24,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from doomloop_kit.engine import OutsideDomain, Scenario, run_scenario
+from doomloop_kit.vectorset.files import json_kind
 from hypothesis.strategies import DrawFn, SearchStrategy, composite
 
 from .curated.engine.builders import call, text, turn
@@ -690,20 +691,7 @@ def tool_result_scenarios(draw: DrawFn) -> DrawnScenario:
         "tools": [{"name": "read", "result": result}],
         "runs": [{"input": "go", "model": responses}],
     }
-    return f"tool-result-{_json_type(result)}", scenario
-
-
-def _json_type(value: object) -> str:
-    """The JSON type of a value, for a vector's shape."""
-    if isinstance(value, dict):
-        return "object"
-    if isinstance(value, list):
-        return "array"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, bool):
-        return "boolean"
-    return "null" if value is None else "number"
+    return f"tool-result-{json_kind(result)}", scenario
 
 
 # -- registry ---------------------------------------------------------------------------

@@ -459,7 +459,9 @@ def member_path(base: str, key: str) -> str:
     return f"{base}[{json.dumps(key, ensure_ascii=True)}]"
 
 
-def _kind(value: Any) -> str:
+def json_kind(value: Any) -> str:
+    """The JSON type a value is read as: ``null``, ``boolean``, ``number``, ``string``,
+    ``array`` or ``object`` (else its Python type's name)."""
     if value is None:
         return "null"
     if isinstance(value, bool):
@@ -510,7 +512,7 @@ def _element(path: str, index: int, pointer: bool) -> str:
 
 
 def _compare(expected: Any, actual: Any, path: str, out: list[Difference], pointer: bool) -> None:
-    kind, actual_kind = _kind(expected), _kind(actual)
+    kind, actual_kind = json_kind(expected), json_kind(actual)
     if kind != actual_kind:
         out.append(Difference(path, expected, actual, f"expected a {kind}, got a {actual_kind}"))
         return
