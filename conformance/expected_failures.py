@@ -64,6 +64,13 @@ def match_expected(entries: Sequence[ExpectedEntry], vector_id: str) -> Expected
     return None
 
 
+def with_expectation(entries: Sequence[ExpectedEntry], outcome: Outcome) -> Outcome:
+    """The outcome as judged against the expected failures: the first entry matching its
+    vector turns it into an expected failure (or an unexpected pass)."""
+    entry = match_expected(entries, outcome.id)
+    return outcome if entry is None else outcome.expected_to_fail(entry.reason)
+
+
 def stale_entries(entries: Sequence[ExpectedEntry], ids: Iterable[str]) -> list[ExpectedEntry]:
     """The entries that match no vector of the set (each a problem of the run)."""
     ids = list(ids)

@@ -16,6 +16,8 @@ from typing import Any
 
 from doomloop_kit.vectorset.files import ABSENT, Vector
 
+from . import interrupts
+
 
 class Status(StrEnum):
     """What became of one vector."""
@@ -55,8 +57,8 @@ class ExitStatus(IntEnum):
     """A report could not be written (a full disk, an I/O error): it keeps what it held."""
     INTERRUPTED_SIGHUP = 129
     INTERRUPTED_SIGINT = 130
-    STDOUT_CLOSED = 141
-    """Stdout was closed (the reader of the pipe ended): 128 + SIGPIPE."""
+    STDOUT_CLOSED = interrupts.STDOUT_CLOSED
+    """Stdout was closed (the reader of the pipe ended): 128 + SIGPIPE, 141."""
     INTERRUPTED_SIGTERM = 143
 
 

@@ -45,7 +45,7 @@ from doomloop_kit.vectorset import writing
 from doomloop_kit.vectorset.files import feature_vocabulary
 
 from . import expected_failures, interrupts, report
-from .expected_failures import ExpectedEntry, match_expected
+from .expected_failures import ExpectedEntry, with_expectation
 from .outcomes import ExitStatus, Outcome, RunState, Status
 from .protocol import HarnessFault, ProtocolMismatch
 from .run_arguments import Outputs, UsageError, add_arguments, open_vectors
@@ -171,9 +171,7 @@ class _Run(RunRecord):
         scheduler = Scheduler(supervisor, tally, args.window, args.max_fail)
         with _frozen_heap():
             for outcome in scheduler.outcomes(selected):
-                entry = match_expected(expected, outcome.id)
-                if entry is not None:
-                    outcome = outcome.expected_to_fail(entry.reason)
+                outcome = with_expectation(expected, outcome)
                 self.outcomes.append(outcome)
                 tally.add(outcome)
                 out.vector(outcome, tally.counts)
@@ -203,10 +201,8 @@ class _Run(RunRecord):
         not_run: int | None = None
         if self.selected is not None:
             for label, vector in self.selected[len(self.outcomes) :]:
-                outcome = Outcome(vector, label, Status.NOT_RUN)
-                entry = match_expected(self.expected, vector.id)
                 self.outcomes.append(
-                    outcome if entry is None else outcome.expected_to_fail(entry.reason)
+                    with_expectation(self.expected, Outcome(vector, label, Status.NOT_RUN))
                 )
                 self.tally.add(self.outcomes[-1])
             not_run = self.tally.counts[Status.NOT_RUN]

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import TextIO
 
 from doomloop_kit.jsvalue import wire
+from doomloop_kit.vectorset.writing import OutputStream
 
 from . import examples
 from .executors import dask_map, local_map
@@ -38,7 +39,6 @@ from .fleet_report import (
 )
 from .options import OptionError, ReplayOptions
 from .outcomes import Outcomes, load
-from .output import AtomicText
 from .report import dumps
 from .sweep import ladders, parse_grid
 
@@ -97,9 +97,9 @@ def run_fleet(args: argparse.Namespace, options: ReplayOptions, out: TextIO) -> 
         raise OptionError(f"no log files in {' '.join(str(p) for p in args.log)}")
     totals = FleetTotals([LadderTotals({}), *(LadderTotals(ladder) for ladder in grid)], outcomes)
     tasks = (FileTask(str(file), options, ({}, *grid), args.format) for file in files)
-    report = AtomicText(args.json) if args.json else None
+    report = OutputStream(args.json) if args.json else None
     try:
-        html_file = AtomicText(args.html) if args.html else None
+        html_file = OutputStream(args.html) if args.html else None
     except OSError:
         if report is not None:
             report.abort()

@@ -16,9 +16,9 @@ from importlib import resources
 from pathlib import Path
 
 from doomloop_kit.reference import ResolvedConfig
+from doomloop_kit.vectorset.writing import OutputStream
 
 from .driver import CallResult, Entry, ResumeResult, RoundResult, ServerResult, TextResult
-from .output import AtomicText
 from .summary import Summary
 
 ACTION_COLOURS = {
@@ -109,7 +109,7 @@ class HtmlPage:
     """Writes the page to ``path`` as the entries come (published at :meth:`close`)."""
 
     def __init__(self, path: Path, log: Path, config: ResolvedConfig) -> None:
-        self.file = AtomicText(path)
+        self.file = OutputStream(path)
         self.summary = Summary()
         title = f"Replay of {log.name}"
         setup = {"log": str(log), "ladder": config.ladder.to_json(), "colours": ACTION_COLOURS}

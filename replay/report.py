@@ -13,6 +13,7 @@ from typing import Any
 
 from doomloop_kit.jsvalue import wire
 from doomloop_kit.reference import ResolvedConfig, Verdict
+from doomloop_kit.vectorset.writing import OutputStream
 
 from .driver import (
     CallResult,
@@ -25,7 +26,6 @@ from .driver import (
     TextResult,
 )
 from .events import Notice
-from .output import AtomicText
 from .results import StreakResult
 from .summary import Summary, position
 
@@ -140,7 +140,7 @@ class JsonReport:
     """Writes the report to ``path`` as the entries come (published at :meth:`close`)."""
 
     def __init__(self, path: Path, log: Path, config: ResolvedConfig) -> None:
-        self.file = AtomicText(path)
+        self.file = OutputStream(path)
         self.summary = Summary()
         header = {"type": "replay", "log": str(log), "config": wire.encode(config.to_json())}
         self.file.write(dumps(header) + "\n")

@@ -13,7 +13,19 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..steps import alias, anchor, declare, op, record, ref, returns, scenario
+from ..steps import (
+    alias,
+    anchor,
+    bind,
+    bound,
+    declare,
+    op,
+    record,
+    ref,
+    returns,
+    scenario,
+    set_member,
+)
 
 FAMILY = "sharing"
 DESCRIPTION = "shared, non-cyclic sub-objects canonicalize as copies on every fingerprint path (feature shared-objects)"
@@ -141,9 +153,9 @@ SCENARIOS: list[dict[str, Any]] = [
         "an alias is the anchor's object, not a copy: changing a member through one place of a held object changes the other place too",
         ["PROT-33", "PROT-36", "PROT-38"],
         [
-            {"op": "bindObject", "name": "k", "value": SHARED},
-            {"op": "setMember", "name": "k", "path": ["left", "path"], "value": "b"},
-            record("read", {"$js": "bound", "name": "k"}, 0),
+            bind("k", SHARED),
+            set_member("k", ["left", "path"], "b"),
+            record("read", bound("k"), 0),
             record("read", {"left": {"path": "b", "n": 1}, "right": {"path": "b", "n": 1}}, 1),
         ],
         tags=["sharing", "memo"],

@@ -351,7 +351,7 @@ SHARING: list[dict[str, Any]] = [
 BOUND: list[dict[str, Any]] = [
     _rejected(
         "bound-in-a-function-operation",
-        {"$js": "bound", "name": "k"},
+        bound("k"),
         "a function operation has no session, so a bound tag there is undecodable",
         ["PROT-37"],
         ("memo",),
@@ -368,7 +368,7 @@ BOUND: list[dict[str, Any]] = [
         "bound-name-number",
         "a bound tag's name is a non-empty string: the number 1 is undecodable",
         ["PROT-40", "PROT-37"],
-        [bind("k", {"path": "a"}), record("read", {"$js": "bound", "name": 1}, 0)],
+        [bind("k", {"path": "a"}), record("read", bound(1), 0)],
         tags=["wire", "wire-errors", "memo"],
         option=True,
     ),

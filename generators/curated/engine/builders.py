@@ -61,14 +61,17 @@ def scenario(
     runs: Sequence[Json],
     tools: Sequence[Json] = (),
     variant: str | None = None,
+    rule: str | None = None,
     **options: Json,
 ) -> JsonObject:
-    """A brief scenario: its id, the statements it cites, the input, and the facts it pins."""
+    """A brief scenario: its id, the statements it cites, the input, and the facts it pins;
+    ``rule``, when given, names the brief's section it pins."""
     name = brief if variant is None else f"{brief}/{variant}"
-    return {
+    entry: JsonObject = {
         "brief": brief,
         "title": title,
         "spec": list(spec),
         "facts": [dict(fact) for fact in facts],
         "scenario": {"id": name, "tools": list(tools), "runs": list(runs), **options},
     }
+    return entry if rule is None else {**entry, "rule": rule}

@@ -32,8 +32,7 @@ def _entry(
     """One §10 fact: one vector, one fact (``runs`` and the rest are the scenario)."""
     runs = scenario_data.pop("runs")
     tools = scenario_data.pop("tools", [READ])
-    entry = scenario(name, title, spec, [fact], runs=runs, tools=tools, **scenario_data)  # type: ignore[arg-type]
-    return {**entry, "rule": rule}
+    return scenario(name, title, spec, [fact], runs=runs, tools=tools, rule=rule, **scenario_data)  # type: ignore[arg-type]
 
 
 def _read(arguments: str, call_id: str) -> JsonObject:
