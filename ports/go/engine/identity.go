@@ -115,7 +115,10 @@ func (r *resolver) resolve(c *call) (identity, error) {
 		})
 	case []any:
 		if len(form) > 0 && object == nil {
-			return fieldsOfNonObject(form, value)
+			var err error
+			if object, err = inMembers(value); err != nil {
+				return identity{}, err
+			}
 		}
 	}
 	resolution := doomloop.ResolveLoopKey(declaration, object)
@@ -127,23 +130,18 @@ func (r *resolver) resolve(c *call) (identity, error) {
 	return identity{LoopKeyResolution: resolution, args: value, fullArgs: full}, nil
 }
 
-// fieldsOfNonObject resolves a non-empty field list on arguments that are
-// not an object (ENG-154): on an array, JS `in` finds the index names and
-// length, and the fallback keys on the array itself; on a number or a
-// boolean, `in` throws, so resolving fails (ENG-40).
-func fieldsOfNonObject(names []any, args any) (identity, error) {
+// inMembers are the members JS `in` finds when a non-empty field list is
+// looked up on arguments that are not an object (ENG-154): on an array, the
+// index names and length (the fallback then keys on the array itself); on a
+// number or a boolean, `in` throws, so resolving fails (ENG-40).
+func inMembers(args any) (map[string]any, error) {
 	list, ok := args.([]any)
 	if !ok {
-		return identity{}, fmt.Errorf("%w: cannot use 'in' to look up loopKey fields in a primitive", errResolution)
+		return nil, fmt.Errorf("%w: cannot use 'in' to look up loopKey fields in a primitive", errResolution)
 	}
 	members := map[string]any{"length": float64(len(list))}
 	for i, item := range list {
 		members[jsvalue.FormatNumber(float64(i))] = item
 	}
-	resolution := doomloop.ResolveLoopKey(names, members)
-	full := resolution.Kind == doomloop.LoopKeyFallback
-	if full {
-		resolution.KeyMaterial = args
-	}
-	return identity{LoopKeyResolution: resolution, args: args, fullArgs: full}, nil
+	return members, nil
 }

@@ -18,10 +18,12 @@ const (
 	retryDispatch    = "retry"
 )
 
-// response is a scripted response once it has its id (ENG-17).
+// response is a scripted response once it has its id (ENG-17). calls are
+// its function_call items, read once: nothing changes a call once read.
 type response struct {
 	id     string
 	output []any
+	calls  []*call
 }
 
 // items are private copies of the output items.
@@ -224,9 +226,10 @@ func (r *run) dispatch(kind string, items []any) (*response, error) {
 			message: fmt.Sprintf("the scripted model has no response for dispatch %d", index)}
 	}
 	r.answered++
-	resp := &response{id: fmt.Sprintf("resp_%d", r.answered), output: r.turn.Model[r.answered-1]}
+	output := r.turn.Model[r.answered-1]
+	resp := &response{id: fmt.Sprintf("resp_%d", r.answered), output: output, calls: calls(output)}
 	r.dispatches = append(r.dispatches, Dispatch{Index: index, Kind: kind, Request: request, ResponseID: resp.id})
-	r.choice.answered(index, onWire, len(calls(resp.output)) > 0) // ENG-145
+	r.choice.answered(index, onWire, len(resp.calls) > 0) // ENG-145
 	return resp, nil
 }
 
@@ -312,7 +315,7 @@ func (r *run) complete(resp *response, reason string) error {
 func (r *run) seal(resp *response, outputs []any) {
 	message, hasMessage := asObject(r.stopVerdict()).Value("message").(string)
 	halt := jsvalue.Stringify(jsvalue.NewObject("error", haltText(message, hasMessage)))
-	for _, c := range unanswered(calls(resp.output), outputs) {
+	for _, c := range unanswered(resp.calls, outputs) {
 		r.state.messages = append(r.state.messages, functionCallOutput(c.id, halt))
 	}
 }
@@ -394,7 +397,7 @@ func (r *run) initialise() error {
 // firstResponse is ENG-161 (the stop verdict is consulted late here: EQ-01).
 func (r *run) firstResponse(resp *response) error {
 	r.takeResponse(resp, true)
-	cs := calls(resp.output)
+	cs := resp.calls
 	if len(r.scenario.Tools) == 0 || len(cs) == 0 {
 		reason := complete
 		if r.stopArmed() {
@@ -416,7 +419,7 @@ func (r *run) firstResponse(resp *response) error {
 // checks repeat the ones ENG-161 made, with the same outcome.
 func (r *run) mainLoop(resp *response) error {
 	for {
-		cs := calls(resp.output)
+		cs := resp.calls
 		if r.stopArmed() { // gate A
 			r.halt(resp, nil)
 			return nil
@@ -501,7 +504,7 @@ func (r *run) clientToolsPause(resp *response, cs []*call) {
 func (r *run) stopWhen(resp *response) error {
 	r.rec.emit("Stop", jsvalue.NewObject("reason", "max_turns"))
 	r.reason = "max_turns"
-	cs := calls(resp.output)
+	cs := resp.calls
 	allow := r.scenario.Request.AllowFinalResponse
 	if allow == false || !r.anyExecutable(cs) {
 		return r.complete(resp, r.reason)

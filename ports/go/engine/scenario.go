@@ -202,12 +202,7 @@ func (f *fields) count(name string) (float64, bool) {
 }
 
 // member returns a member's value, or jsvalue.Undefined when absent.
-func (f *fields) member(name string) any {
-	if v, ok := f.get(name); ok {
-		return v
-	}
-	return jsvalue.Undefined{}
-}
+func (f *fields) member(name string) any { return f.obj.Value(name) }
 
 func typeName(v any) string {
 	switch v.(type) {

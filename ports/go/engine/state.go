@@ -72,11 +72,14 @@ func objects(v any) []any {
 	return out
 }
 
-// toJSON is the state as saved: a private copy.
+// toJSON is the state as saved: a private copy, except that the messages
+// share their items. Each item is a private copy when it joins the list, the
+// list only grows, and nothing changes an item in place, so a save costs no
+// copy of the whole history.
 func (c *conversation) toJSON() *Object {
 	s := clone(c.other).(*Object)
 	s.Set("status", c.status)
-	s.Set("messages", clone(orEmpty(c.messages)))
+	s.Set("messages", slices.Clip(orEmpty(c.messages)))
 	if len(c.pending) > 0 {
 		s.Set("pendingToolCalls", clone(c.pending))
 	}

@@ -344,11 +344,23 @@ func packageFlag() string {
 	return "-package " + *pkg
 }
 
-// mutatedFiles lists the package's non-test Go files, or those of -files, as
-// paths relative to the port.
-func mutatedFiles(port string) []string {
+// packageFiles lists the package's non-test Go files as paths relative to
+// the port, sorted.
+func packageFiles(port string) []string {
 	names, err := filepath.Glob(filepath.Join(port, *pkg, "*.go"))
 	check(err)
+	var files []string
+	for _, n := range names {
+		if base := filepath.Base(n); !strings.HasSuffix(base, "_test.go") {
+			files = append(files, filepath.Join(*pkg, base))
+		}
+	}
+	sort.Strings(files)
+	return files
+}
+
+// mutatedFiles lists the package's files, or those of -files.
+func mutatedFiles(port string) []string {
 	wanted := map[string]bool{}
 	for _, f := range strings.Split(*only, ",") {
 		if f != "" {
@@ -356,14 +368,11 @@ func mutatedFiles(port string) []string {
 		}
 	}
 	var files []string
-	for _, n := range names {
-		base := filepath.Base(n)
-		if strings.HasSuffix(base, "_test.go") || (len(wanted) > 0 && !wanted[base]) {
-			continue
+	for _, name := range packageFiles(port) {
+		if len(wanted) == 0 || wanted[filepath.Base(name)] {
+			files = append(files, name)
 		}
-		files = append(files, filepath.Join(*pkg, base))
 	}
-	sort.Strings(files)
 	return files
 }
 
@@ -470,12 +479,12 @@ func enumerate(port string) ([]Mutant, error) {
 	if *only != "" { // type-check the whole package even for a trial
 		fset = token.NewFileSet()
 		files, names = nil, nil
-		for _, path := range mustGlob(port) {
-			f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
+		for _, name := range packageFiles(port) {
+			f, err := parser.ParseFile(fset, filepath.Join(port, name), nil, parser.SkipObjectResolution)
 			if err != nil {
 				return nil, err
 			}
-			files, names = append(files, f), append(names, filepath.Join(*pkg, filepath.Base(path)))
+			files, names = append(files, f), append(names, name)
 		}
 	}
 	info, err := typeInfo(port, fset, files)
@@ -565,19 +574,6 @@ func enumerate(port string) ([]Mutant, error) {
 		return mutants[a].offset < mutants[b].offset
 	})
 	return mutants, nil
-}
-
-func mustGlob(port string) []string {
-	names, err := filepath.Glob(filepath.Join(port, *pkg, "*.go"))
-	check(err)
-	var keep []string
-	for _, n := range names {
-		if !strings.HasSuffix(n, "_test.go") {
-			keep = append(keep, n)
-		}
-	}
-	sort.Strings(keep)
-	return keep
 }
 
 // judge builds and replays one mutant through an overlay.

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math/rand"
 	"os"
 	"path/filepath"
@@ -94,7 +95,7 @@ func compareTranscript(want, got any, order []any) string {
 			}
 		}
 		for _, text := range list(wr["warnings"]) {
-			if s, _ := text.(string); strings.HasPrefix(s, `[DoomLoop] tool "`) && !contains(list(gr["warnings"]), s) {
+			if s, _ := text.(string); strings.HasPrefix(s, `[DoomLoop] tool "`) && !slices.Contains(list(gr["warnings"]), any(s)) {
 				return fmt.Sprintf("%s: the required warning %q is missing", where, s)
 			}
 		}
@@ -113,7 +114,7 @@ func compareTranscript(want, got any, order []any) string {
 							kept[k] = v
 						}
 					}
-					end = copyMap(end)
+					end = maps.Clone(end)
 					end["error"] = kept
 					out["end"] = end
 				}
@@ -128,23 +129,6 @@ func compareTranscript(want, got any, order []any) string {
 }
 
 func list(v any) []any { l, _ := v.([]any); return l }
-
-func contains(l []any, s string) bool {
-	for _, item := range l {
-		if item == s {
-			return true
-		}
-	}
-	return false
-}
-
-func copyMap(m map[string]any) map[string]any {
-	out := make(map[string]any, len(m))
-	for k, v := range m {
-		out[k] = v
-	}
-	return out
-}
 
 // batchOf is an order entry's batch: -1 for a fence (null).
 func batchOf(slot any) int {
