@@ -144,11 +144,21 @@ def install() -> Callable[[], None]:
         for signum in SIGNALS
         if signal.getsignal(signum) is not signal.SIG_IGN  # nohup, a background job: kept
     }
+    previous_hook = sys.unraisablehook
+
+    def unraisable(report: sys.UnraisableHookArgs) -> None:
+        """An Interrupted swallowed where Python cannot raise (a garbage-collector
+        callback) is not printed: _watch raises it again where it can be."""
+        if not isinstance(report.exc_value, Interrupted):
+            previous_hook(report)
+
+    sys.unraisablehook = unraisable
 
     def restore() -> None:
         global _state
         for signum, handler in previous.items():
             signal.signal(signum, handler)
+        sys.unraisablehook = previous_hook
         _state = saved_state
 
     return restore
@@ -175,8 +185,28 @@ def interruptible() -> Iterator[None]:
     except Interrupted:
         state.delivered, state.in_flight = True, False
         raise
+    except BaseException as error:
+        interrupt = _interrupt_behind(error)
+        if interrupt is None:
+            raise
+        # a library failed while handling the interrupt (Hypothesis can assert in its
+        # own KeyboardInterrupt path): the interrupt is what happened
+        state.delivered, state.in_flight = True, False
+        raise interrupt from None
     finally:
         state.modes.pop()
+
+
+def _interrupt_behind(error: BaseException) -> Interrupted | None:
+    """The :class:`Interrupted` an exception was raised while handling, if any."""
+    seen: set[int] = set()
+    cause: BaseException | None = error
+    while cause is not None and id(cause) not in seen:
+        if isinstance(cause, Interrupted):
+            return cause
+        seen.add(id(cause))
+        cause = cause.__cause__ or cause.__context__
+    return None
 
 
 @contextlib.contextmanager

@@ -645,3 +645,55 @@ def test_an_errored_vector_is_not_called_failed(root: Path) -> None:
     last = done.stdout.rstrip().splitlines()[-1]
     assert re.fullmatch(r"\d+ passed, 0 failed, 1 errored, 0 skipped", last), last
     assert "0 failed, 1 errored" in _one_line(done.stderr)
+
+
+def test_an_interrupt_swallowed_by_a_gc_callback_is_not_reported() -> None:
+    """A signal handled inside a garbage-collector callback raises where Python can only
+    report the exception (a traceback on stderr); the command's one line on stderr must
+    stay one line (the module's watcher raises the interrupt again). Other exceptions
+    still reach the hook that was there before."""
+    import gc
+
+    from doomloop_kit.conformance import interrupts
+
+    def interrupted(phase: str, info: dict[str, int]) -> None:
+        raise interrupts.Interrupted(signal.SIGINT)
+
+    def broken(phase: str, info: dict[str, int]) -> None:
+        raise RuntimeError("a bug in a callback")
+
+    reported: list[BaseException | None] = []
+    saved = sys.unraisablehook
+    sys.unraisablehook = lambda report: reported.append(report.exc_value)
+    restore = interrupts.install()
+    try:
+        for callback in (interrupted, broken):
+            gc.callbacks.append(callback)
+            try:
+                gc.collect()
+            finally:
+                gc.callbacks.remove(callback)
+    finally:
+        restore()
+        sys.unraisablehook = saved
+    assert [type(error) for error in reported] == [RuntimeError, RuntimeError]
+
+
+def test_a_library_failing_while_it_handles_an_interrupt_ends_as_the_interrupt() -> None:
+    """Hypothesis can fail an assertion in its own KeyboardInterrupt path: the exception
+    that leaves the block was raised while handling the interrupt, which is what ends
+    the command (exit 130 and one line), not the library's exception."""
+    from doomloop_kit.conformance import interrupts
+
+    restore = interrupts.install()
+    try:
+        with pytest.raises(interrupts.Interrupted) as raised, interrupts.interruptible():
+            try:
+                raise interrupts.Interrupted(signal.SIGINT)
+            except KeyboardInterrupt:
+                raise AssertionError("the library's own bookkeeping") from None
+        assert raised.value.exit_status == 130
+        with pytest.raises(ValueError), interrupts.interruptible():
+            raise ValueError("no interrupt behind it")
+    finally:
+        restore()
