@@ -282,6 +282,46 @@ SDK_CHECKED: list[JsonObject] = [
         doomLoop={"ladder": {"escalate": 2}, "text": None},
         runs=[fresh([turn(text("ok"))])],
     ),
+    # -- rows of issue 31 the vectors left unpinned --------------------------------------
+    _entry(
+        "C-20",
+        "The early exit of a first response with no tools declared does not seal: an armed "
+        "stop leaves the unknown call without output",
+        "issue 31",
+        ["ENG-161", "ENG-85", "ENG-113"],
+        {"kind": "state", "at": "/messages", "length": 3},
+        tools=[],
+        doomLoop={"ladder": {"observe": False, "block": False, "stop": 1}},
+        runs=[fresh([turn(text("hello"), call("ghost", {}, "g1"))])],
+    ),
+    _entry(
+        "C-21",
+        "On the stopWhen path a call of an approval tool runs without the caller's approval",
+        "issue 31",
+        ["ENG-147", "EQ-19"],
+        {"kind": "executions", "tool": "risky", "count": 1},
+        tools=[READ, RISKY],
+        doomLoop=True,
+        request={"stopWhenSteps": 1},
+        runs=[
+            fresh([turn(call("read", {}, "c1")), turn(call("risky", {}, "r1")), turn(text("ok"))])
+        ],
+    ),
+    _entry(
+        "C-22",
+        "A body that fails in an approval-pause batch is stored as an unsent result with output "
+        "null and its message as error",
+        "issue 31",
+        ["ENG-80", "ENG-155"],
+        {
+            "kind": "state",
+            "at": "/unsentToolResults/0",
+            "equals": {"callId": "c2", "name": "flaky", "output": None, "error": "boom"},
+        },
+        tools=[RISKY, {"name": "flaky", "fails": "boom"}],
+        doomLoop=True,
+        runs=[fresh([turn(call("risky", {}, "c1"), call("flaky", {}, "c2"))])],
+    ),
     # -- a decision resume that also has input (ENG-163) ---------------------------------
     _entry(
         "C-17",
