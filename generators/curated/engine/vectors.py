@@ -34,6 +34,7 @@ from doomloop_kit.vectorset.files import Vector, VectorFile
 
 from ... import build
 from .brief import SCENARIOS
+from .example import WORKED_EXAMPLE
 from .builders import call, decide, fresh, text, turn
 from .facts import FactFailure, check_fact
 from .pins import PINS
@@ -47,6 +48,7 @@ STATEMENTS_FAMILY: Final = "engine-statements"
 PINS_FAMILY: Final = "engine-pins"
 SDK_LOOP_FAMILY: Final = "engine-sdk-loop"
 SDK_CHECKED_FAMILY: Final = "engine-sdk-checked"
+EXAMPLE_FAMILY: Final = "engine-example"
 BAD_SCENARIO: Final = "bad-scenario"
 """The fact kind of a malformed scenario: ``names`` is a part the error message names."""
 
@@ -171,6 +173,16 @@ def sdk_checked_file() -> VectorFile:
         "decided by running the SDK itself (issue 30), one fact each, expectations from "
         "the reference engine, checked against the fact",
         [scenario_vector(entry, SDK_CHECKED_FAMILY) for entry in SDK_CHECKED],
+    )
+
+
+def example_file() -> VectorFile:
+    return VectorFile(
+        "curated",
+        EXAMPLE_FAMILY,
+        "the worked example of spec section 15.8, shown and explained there; expectation "
+        "from the reference engine, checked against its facts",
+        [scenario_vector(WORKED_EXAMPLE, EXAMPLE_FAMILY)],
     )
 
 
@@ -563,4 +575,5 @@ def engine_files() -> list[VectorFile]:
         *([pins_file()] if PINS else []),
         sdk_loop_file(),
         sdk_checked_file(),
+        example_file(),
     ]
