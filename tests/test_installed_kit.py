@@ -28,7 +28,13 @@ import pytest
 REPO = Path(__file__).resolve().parents[1]
 GO_HARNESS = REPO / "ports" / "go" / "bin" / "doomloop-harness"
 TS_PACKAGE = REPO / "ports" / "typescript"
-DATA = ("vectors/manifest.json", "vectors/curated/facts.json", "spec/schema/vectors.schema.json")
+DATA = (
+    "vectors/manifest.json",
+    "vectors/curated/facts.json",
+    "spec/schema/vectors.schema.json",
+    "spec/schema/engine/scenario.schema.json",
+    "spec/schema/engine/transcript.schema.json",
+)
 
 
 @pytest.fixture(scope="module")
