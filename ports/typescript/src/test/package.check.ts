@@ -119,6 +119,15 @@ describe('the npm package, installed outside the checkout', () => {
     assert.match(result.stderr, /does not export resolveDoomLoopOption, .*DoomLoopMonitor/);
   });
 
+  it('exports the SDK engine harness for a glue of one\'s own', () => {
+    const script = "import { loadSdkEngine, sdkEngineRunner } from 'doomloop-kit-harness/sdk-engine';\n" +
+      "process.stdout.write(typeof loadSdkEngine + ' ' + typeof sdkEngineRunner);\n";
+    writeFileSync(join(project, 'sdk-engine-glue.mjs'), script);
+    const result = run(process.execPath, ['sdk-engine-glue.mjs'], project);
+    assert.equal(result.status, 0, result.stderr);
+    assert.equal(result.stdout, 'function function');
+  });
+
   it('the bin refuses --sdk-engine with a package, naming the reason, before any output', () => {
     const result = run(join(project, 'node_modules', '.bin', NAME), ['--sdk-engine', '@openrouter/agent'], project, REQUESTS);
     assert.equal(result.status, 2);
