@@ -7,6 +7,7 @@ import functools
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
+from importlib import resources
 from typing import Any, Final
 
 from doomloop_kit.jsvalue.jsjson import stringify
@@ -46,15 +47,14 @@ def _derived_codes(op: str, result: Any) -> Any:
     return result
 
 
-SDK_ERROR_KINDS: Final = (
-    ("Invalid final response:", "invalid-final-response"),
-    ("Tool(s) require approval but no state accessor", "approval-needs-state-accessor"),
-    (
-        "approveToolCalls and rejectToolCalls require a state accessor",
-        "decisions-need-state-accessor",
-    ),
-    ("TypeError:", "type-error"),
-)
+def _sdk_error_kinds() -> tuple[tuple[str, str], ...]:
+    """The rows of ``sdk-error-kinds.json``, the kit's one table of them (the TypeScript
+    harness's ``--sdk-engine`` reads the same file)."""
+    text = resources.files(__package__).joinpath("sdk-error-kinds.json").read_text("utf-8")
+    return tuple((row["start"], row["kind"]) for row in json.loads(text)["kinds"])
+
+
+SDK_ERROR_KINDS: Final = _sdk_error_kinds()
 """The kind of each error the SDK threw (ENG-141), by the start of its message."""
 
 

@@ -8,7 +8,7 @@
  * replay test uses this same class, so both take one code path.
  */
 
-import { runScenario, ScenarioError } from './engine/index.js';
+import { runScenario, ScenarioError, type Transcript } from './engine/index.js';
 import { hasOwn, isObject, type Json } from './engine/json.js';
 import { classifyWarning } from './warning-codes.js';
 import { decode, encode, setMember, WireError } from './wire.js';
@@ -33,11 +33,20 @@ export interface Implementation {
   version: string;
 }
 
+/**
+ * What answers `runScenario` (PROT-31): the scenario as plain JSON in, its
+ * transcript (a {@link Transcript}, or what another engine observed in that
+ * shape) out; a malformed scenario throws a {@link ScenarioError} (ENG-23).
+ */
+export type EngineRunner = (scenario: unknown) => Promise<Transcript | object>;
+
 export interface DispatcherOptions {
   implementation: Implementation;
   features: readonly string[];
   /** Where warnings not returned as data go (default: stderr). */
   log?: (line: string) => void;
+  /** The engine behind `runScenario` (default: the kit's TypeScript engine over the module). */
+  engine?: EngineRunner;
 }
 
 export const PROTOCOL_VERSION = 1;
@@ -300,12 +309,14 @@ export class Dispatcher {
 
   /**
    * The engine level (protocol 1.2): run a plain-JSON scenario (spec §15.1.4)
-   * through the engine over the module; a malformed one is `bad-scenario` (ENG-23).
+   * through the engine (the kit's over the module, or `options.engine`); a
+   * malformed one is `bad-scenario` (ENG-23).
    */
   private async runScenario(request: Request): Promise<Json> {
     if (!hasOwn(request, 'scenario')) throw new OpError('bad-request', 'missing member "scenario"');
     try {
-      const transcript = await this.withWarnings(() => runScenario(this.mod, request.scenario));
+      const engine = this.options.engine ?? ((scenario: unknown) => runScenario(this.mod, scenario));
+      const transcript = await this.withWarnings(() => engine(request.scenario));
       // PROT-31: the result is the transcript as JSON.stringify writes it (Infinity is null, -0 is 0),
       // whoever serializes the response afterwards.
       return JSON.parse(JSON.stringify(transcript)) as Json;

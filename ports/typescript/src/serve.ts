@@ -19,7 +19,7 @@
 import { isUtf8 } from 'node:buffer';
 import type { Readable, Writable } from 'node:stream';
 
-import { asDoomLoopModule, Dispatcher, type Implementation, type Json, type Response } from './protocol.js';
+import { asDoomLoopModule, Dispatcher, type EngineRunner, type Implementation, type Json, type Response } from './protocol.js';
 import { JS_MODULE_FEATURES } from './wire.js';
 
 export { loadModule, resolveModule, type LoadedModule } from './load-module.js';
@@ -30,6 +30,7 @@ export {
   PROTOCOL_VERSION,
   REQUIRED_EXPORTS,
   type DoomLoopModule,
+  type EngineRunner,
   type Implementation,
 } from './protocol.js';
 export { FEATURES, JS_MODULE_FEATURES } from './wire.js';
@@ -47,6 +48,8 @@ export interface ServeOptions {
   output?: Writable;
   /** Free-form log lines, such as warnings the module prints (default: standard error). */
   log?: (line: string) => void;
+  /** The engine behind `runScenario` (default: the kit's TypeScript engine over `module`). */
+  engine?: EngineRunner;
 }
 
 function defaultLog(line: string): void {
@@ -106,6 +109,7 @@ export async function serve(module: object, options: ServeOptions = {}): Promise
     },
     features: (options.features ?? JS_MODULE_FEATURES).filter((feature) => !without.has(feature)),
     log,
+    ...(options.engine === undefined ? {} : { engine: options.engine }),
   });
   const output = options.output ?? process.stdout;
   const saved = { log: console.log, info: console.info, debug: console.debug };

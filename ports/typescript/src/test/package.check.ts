@@ -95,6 +95,9 @@ describe('the npm package, installed outside the checkout', () => {
     const files = listed.stdout.trim().split('\n').sort();
     assert.ok(files.includes('package/dist/serve.d.ts'));
     assert.ok(files.includes('package/dist/harness.js'));
+    // --sdk-engine reads the kit's table of ENG-141 error kinds beside its modules
+    assert.ok(files.includes('package/dist/sdk-engine/sdk-error-kinds.json'));
+    assert.ok(files.includes('package/dist/sdk-engine/index.js'));
     assert.deepEqual(files.filter((file) => file.includes('/test/') || file.includes('/bench/') || file.includes('/src/')), []);
   });
 
@@ -114,6 +117,22 @@ describe('the npm package, installed outside the checkout', () => {
     assert.equal(result.status, 2);
     assert.equal(result.stdout, '');
     assert.match(result.stderr, /does not export resolveDoomLoopOption, .*DoomLoopMonitor/);
+  });
+
+  it('exports the SDK engine harness for a glue of one\'s own', () => {
+    const script = "import { loadSdkEngine, sdkEngineRunner } from 'doomloop-kit-harness/sdk-engine';\n" +
+      "process.stdout.write(typeof loadSdkEngine + ' ' + typeof sdkEngineRunner);\n";
+    writeFileSync(join(project, 'sdk-engine-glue.mjs'), script);
+    const result = run(process.execPath, ['sdk-engine-glue.mjs'], project);
+    assert.equal(result.status, 0, result.stderr);
+    assert.equal(result.stdout, 'function function');
+  });
+
+  it('the bin refuses --sdk-engine with a package, naming the reason, before any output', () => {
+    const result = run(join(project, 'node_modules', '.bin', NAME), ['--sdk-engine', '@openrouter/agent'], project, REQUESTS);
+    assert.equal(result.status, 2);
+    assert.equal(result.stdout, '');
+    assert.match(result.stderr, /documents no way to give callModel a client/);
   });
 
   it('a port author hosts the harness with serve in a few lines', () => {
