@@ -518,11 +518,6 @@ class Run:
             self._save()
             self.end = RunEnd(self._saved_status(), "doom_loop", None, None, self._stop_verdict())
             return
-        if self.tool_choice.forced_later:
-            raise OutsideDomain(  # ENG-151 (d)
-                f"run {self.index}: a resume dispatch with a forced tool choice from "
-                f"dispatch {self.tool_choice.start}"
-            )
         outputs = [unsent_output_item(result) for result in self.state.unsent]
         self.state.messages.extend(outputs)
         self.state.unsent = []

@@ -37,8 +37,8 @@ pytestmark = pytest.mark.skipif(
 
 
 def _sdk_engine_harness() -> str:
-    """The command that answers runScenario with the SDK's own run loop."""
-    return f"node {shlex.quote(str(SDK / 'sdk-engine-harness.mjs'))}"
+    """The kit's SDK engine harness: runScenario answered by the SDK's own run loop."""
+    return f"node {shlex.quote(str(TS_HARNESS))} --sdk-engine {shlex.quote(str(RUN_LOOP))}"
 
 
 def _counts(lines: list[dict[str, object]]) -> dict[str, int]:

@@ -114,8 +114,7 @@ SDK_0_9_0_RULES: Final = (
         "outside the engine level's domain",
         "ENG-151",
         "its first run decides a pending call twice, pauses for approval beside a call of a "
-        "hitl tool, approves a call of a hitl tool whose body returns null, or resumes with "
-        "a tool choice forced from a later dispatch",
+        "hitl tool, or approves a call of a hitl tool whose body returns null",
         lambda line, needed, declared: outside_engine_domain(line),
     ),
 )

@@ -540,9 +540,6 @@ export class Run {
       this.end = { status: this.savedStatus(), reason: 'doom_loop', finalResponseId: null, finalText: null, stopVerdict: this.stopVerdict() };
       return;
     }
-    if (this.toolChoice.forcedLater) {
-      throw new OutsideDomain(`run ${this.index}: a resume dispatch with a forced tool choice from a later dispatch`);
-    }
     this.state.messages.push(...this.state.unsent.map(unsentOutputItem));
     this.state.unsent = [];
     this.save(); // ENG-163 step 8: the results join the conversation before the dispatch
