@@ -124,7 +124,9 @@ def write_record(root: Path, now: record.Record) -> Path:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="doomloop_release", description=__doc__)
+    parser = argparse.ArgumentParser(
+        allow_abbrev=False, prog="doomloop_release", description=__doc__
+    )
     parser.add_argument("version", help="the release version, e.g. 1.0.0")
     parser.add_argument("--root", type=Path, default=Path("."), help="the checkout (default .)")
     parser.add_argument(
