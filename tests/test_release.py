@@ -270,6 +270,7 @@ def test_a_release_of_a_clone_builds_every_artefact(repository: Path) -> None:
     assert names == sorted(
         [
             "SHA256SUMS",
+            "constraints.txt",
             f"doomloop-kit-harness-{VERSION}.tgz",
             f"doomloop_kit-{VERSION}-py3-none-any.whl",
             f"doomloop_kit-{VERSION}.tar.gz",
@@ -284,6 +285,10 @@ def test_a_release_of_a_clone_builds_every_artefact(repository: Path) -> None:
         assert "doomloop_kit/vectors/manifest.json" in wheel.namelist()
     with tarfile.open(dist / f"doomloop_kit-{VERSION}.tar.gz") as sdist:
         assert f"doomloop_kit-{VERSION}/constraints.txt" in sdist.getnames()
+    pinned = (repository / "constraints.txt").read_bytes()
+    assert (dist / "constraints.txt").read_bytes() == pinned  # beside the wheel: pip -c
+    with zipfile.ZipFile(dist / f"doomloop_kit-{VERSION}-py3-none-any.whl") as wheel:
+        assert wheel.read("doomloop_kit/pins/constraints.txt") == pinned
     with tarfile.open(dist / f"doomloop-kit-harness-{VERSION}.tgz") as npm:
         package = npm.extractfile("package/package.json")
         assert package is not None

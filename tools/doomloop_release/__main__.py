@@ -29,6 +29,8 @@ from . import artefacts, changelog, declared, ledger, record
 SCRATCH = ".artifacts"
 DIST = "dist"
 GO_TAGS_FILE = "go-module-tags.txt"
+CONSTRAINTS_FILE = "constraints.txt"
+"""The pinned versions, beside the wheel: `pip install -c constraints.txt <wheel>`."""
 RECORD_FILE = "release.json"
 SUMS_FILE = "SHA256SUMS"
 
@@ -96,6 +98,7 @@ def build(root: Path, version: str, now: record.Record, reports: Path | None) ->
             return None
         out = work / "out"
         (out / GO_TAGS_FILE).write_text(go_tags_text(root, version), encoding="utf-8")
+        shutil.copyfile(root / CONSTRAINTS_FILE, out / CONSTRAINTS_FILE)
         (out / RECORD_FILE).write_bytes(now.dumps())
         (out / SUMS_FILE).write_text(_sums(out), encoding="utf-8")
         final = root / DIST / version

@@ -7,7 +7,8 @@
  *
  * The doom-loop module under test is `--module`, else the environment
  * variable DOOMLOOP_TS_MODULE, else this package's own TypeScript port
- * (`dist/doom-loop.js`). A module is a file path or a package specifier
+ * (`dist/doom-loop.js`), the only one served with the engine level (its run
+ * loop is this package's engine; another module brings none here). A module is a file path or a package specifier
  * (`@openrouter/agent/doom-loop`), resolved from the working directory. Only
  * the module's public API is used, so the SDK's own build is tested with the
  * same harness and the same features (both test field-list presence with JS
@@ -24,7 +25,7 @@ import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import { loadModule } from './load-module.js';
-import { PROTOCOL_REVISION, serve } from './serve.js';
+import { asDoomLoopModule, PROTOCOL_REVISION, serve, typescriptPortEngine } from './serve.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 
@@ -35,8 +36,10 @@ const USAGE = `usage: doomloop-kit-harness [--module PATH|PACKAGE] [--without-fe
 
 Serves the doom-loop conformance protocol (v1, revision ${PROTOCOL_REVISION}) on
 stdin/stdout over a module with the doom-loop API of @openrouter/agent 0.9.0
-(default: this package's TypeScript port), and the engine level (runScenario)
-over that module. Run it with the kit's runner:
+(default: this package's TypeScript port). The engine level (runScenario) is
+declared for this package's own port only, whose run loop it is; a module given
+with --module is served as a monitor, and the runner skips the engine vectors.
+Run it with the kit's runner:
   doomloop-kit conformance run --port "doomloop-kit-harness --module ./dist/doom-loop.js"
 `;
 
@@ -109,7 +112,9 @@ async function main(): Promise<void> {
     args.module === undefined
       ? { name: OWN_PORT.name, version: ownVersion() }
       : (loaded.implementation ?? { name: specifier, version: '0.0.0' });
-  await serve(loaded.module, { implementation: { ...implementation, language: 'typescript' }, withoutFeatures: args.without, log });
+  // the kit's engine is this package's port's own run loop, never a --module's (serve: engine)
+  const engine = args.module === undefined ? { engine: typescriptPortEngine(asDoomLoopModule(loaded.module)) } : {};
+  await serve(loaded.module, { implementation: { ...implementation, language: 'typescript' }, withoutFeatures: args.without, log, ...engine });
 }
 
 main().catch((error: unknown) => {
