@@ -231,6 +231,13 @@ class _Through:
     def flush(self) -> None:
         pass
 
+    @property
+    def encoding(self) -> str:  # the bar draws blocks on a UTF-8 terminal, # elsewhere
+        return str(getattr(self.console.stream, "encoding", None) or "ascii")
+
+    def fileno(self) -> int:  # the terminal's width, for the bar's
+        return self.console.stream.fileno()
+
 
 def last_line(counts: Counter[Status]) -> str:
     """``N passed, N failed, N errored, N skipped``: failed counts the wrong answers
