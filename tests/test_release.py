@@ -306,7 +306,7 @@ def test_a_release_of_a_clone_builds_every_artefact(repository: Path) -> None:
         assert versions_file is not None
         versions = json.load(versions_file)
         assert versions == [{"version": spec_version, "title": spec_version, "aliases": ["latest"]}]
-        page = site.extractfile(f"{spec_version}/spec/09-monitor/index.html")
+        page = site.extractfile(f"{spec_version}/spec/09-monitor.html")
         assert page is not None and b'<a id="MON-07" class="dl-stmt"' in page.read()
 
     recorded = (repository / "releases" / f"{VERSION}.json").read_bytes()

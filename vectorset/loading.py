@@ -91,7 +91,9 @@ class Selection:
         if self.tags and not index.tags.intersection(self.tags):
             return False
         return not self.patterns or any(
-            _pattern_family(p) in (None, index.family) for p in self.patterns
+            _id_matches(vector_id, pattern)
+            for pattern in self.patterns
+            for vector_id in index.ids  # the index holds the ids: the file stays unparsed
         )
 
     def to_json(self) -> dict[str, list[str]]:
@@ -107,14 +109,6 @@ def _id_matches(vector_id: str, pattern: str) -> bool:
     if _GLOB_CHARS.intersection(pattern):
         return fnmatch.fnmatchcase(vector_id, pattern)
     return pattern in vector_id
-
-
-def _pattern_family(pattern: str) -> str | None:
-    """The family every id matching ``pattern`` is in, when the glob fixes it."""
-    family, slash, _ = pattern.partition("/")
-    if not slash or not _GLOB_CHARS.intersection(pattern) or _GLOB_CHARS.intersection(family):
-        return None  # a substring may start anywhere: "facts/x" matches "other-facts/x"
-    return family
 
 
 @dataclass(frozen=True)

@@ -73,8 +73,11 @@ def sdk_transcript(result: Any) -> Any:
     return {**result, "runs": runs}
 
 
-@functools.lru_cache(maxsize=4)
+@functools.cache
 def _reference_run(raw_scenario: str) -> tuple[Any, Any] | None:
+    """Cached for the process: each line asks twice (is it in the domain, then the
+    comparison), and a corpus replayed through several harnesses in one process (the
+    test-suite replays the engine corpus through three) runs the reference once a line."""
     from doomloop_kit.engine import OutsideDomain, Scenario, run_scenario  # engine lines only
 
     try:
