@@ -46,6 +46,12 @@ class ToolChoicePolicy:
         """The ``consumedForcedToolChoiceKey`` the state holds, as loaded or last set."""
 
     @property
+    def forced_later(self) -> bool:
+        """A forced choice that waits for a later dispatch: on a resume dispatch the SDK
+        counts its turns otherwise, so such a run is outside the domain (ENG-151 (d))."""
+        return self.forced and self.start > 0
+
+    @property
     def consumed(self) -> bool:
         """A stored key matches only when spelled exactly as this choice's key (ENG-145)."""
         return self.key is not None and self.stored_key == self.key

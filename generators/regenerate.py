@@ -54,7 +54,7 @@ from . import build, curated, strategies
 from .curated.engine.vectors import engine_files, slug
 from .reproducible import seed_only
 
-GENERATOR_VERSION = "5"
+GENERATOR_VERSION = "6"
 """Bumped when the generators change what they draw (the same seed, other transcripts)."""
 
 HYPOTHESIS_VERSION = "6.170.17"

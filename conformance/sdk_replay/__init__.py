@@ -31,11 +31,14 @@ writes non-finite numbers as bare ``NaN``/``Infinity`` literals; they are sent
 as their tags.
 
 Engine lines (``sdk-engine-0.9.0-corpus.jsonl.gz``, one ``runScenario`` each)
-are judged with the reference engine run in-process: a scenario whose run the
-reference refuses as outside the engine level's domain is excluded (ENG-151);
-otherwise the SDK's transcript must equal the reference's, and the harness's
-transcript must equal the reference's, both by the partial order of ENG-139
-(the reference's order is the only one the two comparisons share). The
+are judged with the reference engine run in-process: the SDK's transcript must
+equal the reference's, and the harness's transcript must equal the reference's,
+both by the partial order of ENG-139 (the reference's order is the only one the
+two comparisons share). Runs are excluded, not lines: when a run leaves the
+engine level's domain (ENG-151), the runs before it are still compared and
+only it and the runs after it are not; a line whose first run leaves it is
+excluded, and a harness answering ``bad-scenario`` for a scenario that leaves
+it (PROT-43) is not judged on the earlier runs, the SDK still is. The
 recording harness spelled every error the SDK threw as ``sdk-error`` with the
 SDK's message: :data:`SDK_ERROR_KINDS` gives its kind (ENG-141).
 
@@ -56,7 +59,15 @@ as ``conformance run`` does (docs/guide/ci.md#how-a-run-ends).
 
 from __future__ import annotations
 
-from .answers import SDK_ERROR_KINDS, differences, reference_run, sdk_expectation, sdk_transcript
+from .answers import (
+    SDK_ERROR_KINDS,
+    ReferenceRun,
+    differences,
+    reference_run,
+    runs_compared,
+    sdk_expectation,
+    sdk_transcript,
+)
 from .command import main
 from .recordings import Line, read_lines
 from .replay import Report, replay
@@ -66,6 +77,7 @@ __all__ = [
     "SDK_0_9_0_RULES",
     "SDK_ERROR_KINDS",
     "Line",
+    "ReferenceRun",
     "Report",
     "Rule",
     "differences",
@@ -75,6 +87,7 @@ __all__ = [
     "read_lines",
     "reference_run",
     "replay",
+    "runs_compared",
     "sdk_expectation",
     "sdk_transcript",
 ]

@@ -12,7 +12,7 @@ from doomloop_kit.conformance.protocol import Connection
 from doomloop_kit.conformance.protocol.messages import takes_session
 from doomloop_kit.jsvalue.values import is_number
 
-from .answers import created_session, differences
+from .answers import created_session, differences, runs_compared
 from .recordings import Line, tag_non_finite
 from .rules import Rule, needs
 
@@ -25,13 +25,16 @@ class Report:
     """What a replay found."""
 
     reproduced: int = 0
+    in_part: int = 0
+    """Lines reproduced over their runs before one that leaves the domain (ENG-151)."""
     excluded: Counter[str] = field(default_factory=Counter)
     differences: list[str] = field(default_factory=list)
 
     def summary(self) -> str:
         rules = ", ".join(f"{name}: {count}" for name, count in sorted(self.excluded.items()))
+        part = f" ({self.in_part} up to a run outside the domain)" if self.in_part else ""
         return (
-            f"{self.reproduced} reproduced, {sum(self.excluded.values())} excluded"
+            f"{self.reproduced} reproduced{part}, {sum(self.excluded.values())} excluded"
             f" ({rules or 'none'}), {len(self.differences)} different"
         )
 
@@ -101,6 +104,7 @@ def replay(
                 report.differences.append(f"line {line.number} [{line.klass}]: {'; '.join(found)}")
             else:
                 report.reproduced += 1
+                report.in_part += runs_compared(line) is not None
     finally:
         if harness is not None:
             harness.close()

@@ -44,6 +44,14 @@ export class ToolChoicePolicy {
     this.key = this.forced ? canonicalize(choice) : undefined; // ENG-173: a read scenario's choice has one
   }
 
+  /**
+   * A forced choice that waits for a later dispatch: on a resume dispatch the SDK counts
+   * its turns otherwise, so such a run is outside the domain (ENG-151 (d)).
+   */
+  get forcedLater(): boolean {
+    return this.forced && this.start > 0;
+  }
+
   /** A stored key matches only when spelled exactly as this choice's key (ENG-145). */
   private get consumed(): boolean {
     return this.key !== undefined && this.storedKey === this.key;
