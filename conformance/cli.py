@@ -14,7 +14,7 @@ import importlib
 import re
 import signal
 import sys
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Generator, Sequence
 from typing import NoReturn
 
 from . import interrupts
@@ -136,10 +136,11 @@ class _TopHelp(argparse.RawDescriptionHelpFormatter):
     """The top-level help: every command is in the description's list (with the groups'
     commands), so argparse's own list of the first words is left out."""
 
-    def _iter_indented_subactions(self, action: argparse.Action) -> Iterator[argparse.Action]:
-        if isinstance(action, argparse._SubParsersAction):
-            return iter(())
-        return super()._iter_indented_subactions(action)
+    def _iter_indented_subactions(
+        self, action: argparse.Action
+    ) -> Generator[argparse.Action, None, None]:
+        if not isinstance(action, argparse._SubParsersAction):
+            yield from super()._iter_indented_subactions(action)
 
 
 class _Version(argparse.Action):

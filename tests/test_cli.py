@@ -113,13 +113,10 @@ def test_k_is_a_substring_and_a_glob_when_it_holds_glob_characters(
     assert out.split() == [i for i in ALL_IDS if i.startswith("facts/fanout-")]
     # a substring may sit in another family than its text before "/" names
     selection = loading.Selection(patterns=("acts/fanout",))
+    vectors = [vector for vector_file in FILES for vector in vector_file.vectors]
     assert [i for i in ALL_IDS if "acts/fanout" in i] == [
-        vector_id for vector_id in ALL_IDS if selection.wants(_vector(vector_id))
+        vector.id for vector in vectors if selection.wants(vector)
     ]
-
-
-def _vector(vector_id: str) -> object:
-    return next(v for f in FILES for v in f.vectors if v.id == vector_id)  # type: ignore[misc]
 
 
 def test_a_selection_matching_nothing_names_the_families_there_are(

@@ -67,7 +67,7 @@ def test_the_sdk_module_passes_every_vector(tmp_path: Path) -> None:
     assert counts.get("failed", 0) == counts.get("errored", 0) == 0
     assert counts["passed"] > 2400
     skipped = [line for line in lines if line.get("status") == "skipped"]
-    missing = [set(line["missingFeatures"]) for line in skipped]  # type: ignore[arg-type]
+    missing = [set(line["missingFeatures"]) for line in skipped]
     assert all(features <= {"engine", "json-own-members"} for features in missing)
     assert sum("engine" in features for features in missing) > 500
     # the one other skip is the own-member vector: the SDK tests presence with JS `in` (KEY-23)
