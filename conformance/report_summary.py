@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from .causes import Cause, grouped
+from .supervisor import positive_int
 
 TOTALS = ("passed", "failed", "errored", "skipped", "xfailed", "xpassed", "not-run")
 
@@ -161,7 +162,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--causes",
-        type=int,
+        type=positive_int,
         default=20,
         metavar="N",
         help="causes listed in markdown (default 20; JSON lists all)",
