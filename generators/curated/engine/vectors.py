@@ -34,8 +34,8 @@ from doomloop_kit.vectorset.files import Vector, VectorFile
 
 from ... import build
 from .brief import SCENARIOS
-from .example import WORKED_EXAMPLE
 from .builders import call, decide, fresh, text, turn
+from .example import WORKED_EXAMPLE
 from .facts import FactFailure, check_fact
 from .pins import PINS
 from .sdk_checked import SDK_CHECKED
