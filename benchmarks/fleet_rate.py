@@ -75,7 +75,7 @@ def in_process(folder: Path, engine: bool) -> None:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(allow_abbrev=False, description=__doc__.splitlines()[0])
     parser.add_argument("folder", nargs="?", type=Path, default=DEFAULT)
     parser.add_argument("--engine", action="store_true", help="replay with --engine")
     args = parser.parse_args()

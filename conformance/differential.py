@@ -16,7 +16,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
@@ -84,6 +84,8 @@ class Fuzzer:
         self.port = port
         self.against = against
         self.examples = 0
+        self.drawn: Callable[[], None] = lambda: None
+        """Called for each transcript run (the command's progress bar)."""
         self.unlike_reference = 0
         """Transcripts where both sides agree with each other, not with the reference."""
 
@@ -178,6 +180,7 @@ class Fuzzer:
             shape, transcript = pair
             assume(set(build.features_of_transcript(transcript)) <= self.features)
             self.examples += 1
+            self.drawn()
             finding = self.check(family, shape, transcript)
             if finding is not None:
                 found.append(finding)  # the last one is the minimal

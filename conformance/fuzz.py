@@ -30,6 +30,7 @@ from pathlib import Path
 from doomloop_kit.generators import strategies
 from doomloop_kit.vectorset import writing
 from doomloop_kit.vectorset.files import VectorFormatError, feature_vocabulary
+from doomloop_kit.vectorset.progress import Progress, add_progress_argument
 
 from . import interrupts, report
 from .differential import (
@@ -85,6 +86,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         choices=sorted(strategies.FAMILIES),
         help="fuzz only this strategy family (repeatable; default all)",
     )
+    add_progress_argument(parser)
 
 
 def _start(flag: str, command: str, args: argparse.Namespace, warn: Callable[[str], None]) -> Side:
@@ -151,14 +153,21 @@ def run(args: argparse.Namespace) -> int:
             out.note(
                 f"features left out (one side only, not drawn): {_features_left_out(port, against)}"
             )
-        for family in families:
-            before = fuzzer.examples
-            finding = fuzzer.fuzz_family(family)
-            if finding is None:
+        with Progress(
+            args.examples * len(families), what="fuzzing", unit="transcripts", mode=args.progress
+        ) as bar:
+            out.progress, fuzzer.drawn = bar, bar.advance  # lines print above the bar
+            for done, family in enumerate(families, start=1):
+                before = fuzzer.examples
+                finding = fuzzer.fuzz_family(family)
+                if finding is not None:
+                    out.progress = None
+                    bar.close()
+                    _report(out, args, family, finding, differential)
+                    return ExitStatus.FAILED
                 out.note(f"{family}: {fuzzer.examples - before} transcripts agree")
-                continue
-            _report(out, args, family, finding, differential)
-            return ExitStatus.FAILED
+                bar.advance(max(0, args.examples * done - fuzzer.examples))  # drew fewer
+            out.progress = None
         out.note(f"no mismatch in {fuzzer.examples} transcripts")
         if against is not None and fuzzer.unlike_reference:
             out.note(

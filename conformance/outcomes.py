@@ -150,6 +150,8 @@ class Outcome:
     """The expected-failures entry's reason, for ``xfailed`` / ``xpassed``."""
     fault: bool = False
     """True when the harness broke the protocol and must be restarted."""
+    seconds: float = 0.0
+    """How long the vector was in flight (the JUnit report's ``time``; never compared)."""
 
     @property
     def id(self) -> str:

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 import xml.etree.ElementTree as ET
 from collections import Counter
 from collections.abc import Iterable
@@ -24,10 +23,16 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from doomloop_kit.vectorset import writing
+from doomloop_kit.vectorset.progress import Progress, shown
 
+from .causes import Causes
 from .interrupts import StdoutClosed, silence_stdout
 from .outcomes import BAD_STATUSES, Outcome, RunState, Status, Tally
 
+SHOWN_PER_CAUSE = 3
+"""The failing vectors of one cause shown in detail (``-v``: every one)."""
+SHOWN_CAUSES = 10
+"""The causes the summary lists (``report summary`` lists them all)."""
 CONSOLE_TRANSCRIPT_LINES = 30
 CONSOLE_LINE_CHARS = 300
 
@@ -58,21 +63,24 @@ class Console:
 
     def __init__(self, stream: TextIO, progress: str, verbose: bool) -> None:
         self.stream = stream
-        self.bar = progress == "bar" or (progress == "auto" and stream.isatty())
+        self.mode = progress
+        self.bar = shown(progress, stream)
         self.verbose = verbose
-        self.total = 0
-        self.done = 0
+        self.progress: Progress | None = None
+        self.causes = Causes()
         self.file: str | None = None
         self.file_counts: Counter[str] = Counter()
-        self._bar_shown = False
         self.closed = False
         """Writing failed once (stdout closed): the console has gone quiet since."""
         self.raising = True
         """Raise :class:`~.interrupts.StdoutClosed` when stdout is found closed."""
 
     def _print(self, text: str = "") -> None:
-        self._clear_bar()
-        self._write(text + "\n")
+        if self.progress is None:
+            self._write(text + "\n")
+            return
+        with self.progress.above():
+            self._write(text + "\n")
 
     def _write(self, text: str) -> None:
         if self.closed:
@@ -90,31 +98,29 @@ class Console:
             if self.raising:
                 raise StdoutClosed() from None
 
-    def _clear_bar(self) -> None:
-        if self._bar_shown:
-            self._bar_shown = False
-            self._write("\r\x1b[K")
-
     def note(self, text: str) -> None:
         self._print(text)
 
     def begin(self, total: int) -> None:
-        self.total = total
+        """The run starts its ``total`` vectors: the bar, when one is shown."""
+        through = _Through(self)
+        self.progress = Progress(
+            total, what="", unit="vectors", mode=self.mode, stream=through, shown_on=self.stream
+        )
 
     def vector(self, outcome: Outcome, counts: Counter[Status]) -> None:
-        self.done += 1
         if not self.bar and outcome.file != self.file:
             self._file_done()
             self.file = outcome.file
         self.file_counts[outcome.status] += 1
         status = outcome.status
         if status in BAD_STATUSES:
-            self._details(outcome)
+            self._details_once_per_cause(outcome)
         elif self.verbose or (status == Status.XFAILED and not self.bar):
             detail = outcome.summary()
             self._print(f"{status.upper()} {outcome.id}" + (f" -- {detail}" if detail else ""))
-        if self.bar:
-            self._draw(counts)
+        if self.progress is not None:
+            self.progress.advance(status=last_line(counts))
 
     def _file_done(self) -> None:
         if self.file is not None and not self.bar:
@@ -122,17 +128,37 @@ class Console:
             self._print(f"{self.file}: {parts}")
         self.file_counts = Counter()
 
-    def _draw(self, counts: Counter[Status]) -> None:
-        width = max(10, min(40, shutil.get_terminal_size((80, 20)).columns - 50))
-        filled = width * self.done // max(1, self.total)
-        self._write(f"\r[{'#' * filled}{'.' * (width - filled)}] {self.done}/{self.total}  ")
-        self._write(f"{last_line(counts)}\x1b[K")
-        self._bar_shown = True
-
     def end(self) -> None:
         self._file_done()
         self.file = None
-        self._clear_bar()
+        if self.progress is not None:
+            progress, self.progress = self.progress, None
+            progress.close()
+
+    def _details_once_per_cause(self, outcome: Outcome) -> None:
+        """The details of the first vectors of each cause (every vector with ``-v``); the
+        others are counted, and the summary gives each cause with its count."""
+        cause = self.causes.add(outcome.to_json())
+        if self.verbose or cause is None or cause.count <= SHOWN_PER_CAUSE:
+            self._details(outcome)
+        elif cause.count == SHOWN_PER_CAUSE + 1:
+            self._print(
+                f"... more vectors fail with this cause (counted in the summary; -v shows each): "
+                f"{_clip(cause.text)}"
+            )
+
+    def _causes(self) -> None:
+        causes = self.causes.most_frequent()
+        if not causes:
+            return
+        self._print(f"failed or errored vectors by cause ({len(causes)}):")
+        for cause in causes[:SHOWN_CAUSES]:
+            self._print(f"  {cause.count:6}  {_clip(cause.text)}  (first: {cause.first})")
+        if len(causes) > SHOWN_CAUSES:
+            self._print(
+                f"  ... {len(causes) - SHOWN_CAUSES} more causes "
+                "(`doomloop-kit report summary` of the --report-json report lists them all)"
+            )
 
     def _details(self, outcome: Outcome) -> None:
         vector = outcome.vector
@@ -174,6 +200,7 @@ class Console:
             self._print(
                 f"skipped {counts[Status.SKIPPED]} vector(s) for missing features: {skipped}"
             )
+        self._causes()
         for problem in problems:
             self._print(f"error: {problem}")
         for fault in tally.protocol_faults:
@@ -189,6 +216,27 @@ class Console:
             f"expected failures: {counts[Status.XFAILED]}, not run: {counts[Status.NOT_RUN]}"
         )
         self._print(last_line(counts))
+
+
+class _Through:
+    """The console's stream as the bar writes to it: a closed stdout is handled once,
+    by :meth:`Console._write`."""
+
+    def __init__(self, console: Console) -> None:
+        self.console = console
+
+    def write(self, text: str) -> None:
+        self.console._write(text)
+
+    def flush(self) -> None:
+        pass
+
+    @property
+    def encoding(self) -> str:  # the bar draws blocks on a UTF-8 terminal, # elsewhere
+        return str(getattr(self.console.stream, "encoding", None) or "ascii")
+
+    def fileno(self) -> int:  # the terminal's width, for the bar's
+        return self.console.stream.fileno()
 
 
 def last_line(counts: Counter[Status]) -> str:
@@ -249,7 +297,12 @@ def write_junit(
         case = ET.SubElement(
             suite,
             "testcase",
-            {"classname": outcome.vector.family, "name": outcome.id, "file": outcome.file},
+            {
+                "classname": outcome.vector.family,
+                "name": outcome.id,
+                "file": outcome.file,
+                "time": f"{outcome.seconds:.3f}",  # overlapping: vectors run side by side
+            },
         )
         body = "\n".join(outcome.transcript)
         status = outcome.status

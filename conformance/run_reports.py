@@ -20,7 +20,7 @@ from doomloop_kit.vectorset import loading, writing
 from . import report
 from .outcomes import ExitStatus, Outcome, RunState, Status, Tally
 from .protocol.messages import PROTOCOL_VERSION
-from .run_arguments import Outputs
+from .run_arguments import Outputs, selection_of
 from .scheduler import Selected
 from .supervisor import Supervisor
 
@@ -51,9 +51,7 @@ class RunRecord:
 
     def __init__(self, args: argparse.Namespace, outputs: Outputs) -> None:
         self.args, self.outputs = args, outputs
-        self.selection = loading.Selection(
-            tuple(args.family), tuple(args.tag), tuple(args.patterns)
-        )
+        self.selection = selection_of(args)
         self.vector_set: loading.VectorSet | None = None
         self.selected: Selected | None = None
         """None until the selection is made (then the not-run vectors are known)."""

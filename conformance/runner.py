@@ -35,7 +35,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import gc
-import json
 import signal
 import sys
 import traceback
@@ -48,7 +47,7 @@ from . import expected_failures, interrupts, report
 from .expected_failures import ExpectedEntry, with_expectation
 from .outcomes import ExitStatus, Outcome, RunState, Status
 from .protocol import HarnessFault, ProtocolMismatch
-from .run_arguments import Outputs, UsageError, add_arguments, open_vectors
+from .run_arguments import Outputs, UsageError, add_arguments, no_match, open_vectors
 from .run_reports import COMMAND, Ending, RunRecord, exit_status
 from .scheduler import Scheduler
 from .supervisor import HarnessOptions, Supervisor
@@ -139,9 +138,7 @@ class _Run(RunRecord):
         self.phase = "selecting the vectors"
         selected = vector_set.select(self.selection)
         if not selected:
-            raise UsageError(
-                f"no vector matches the selection {json.dumps(self.selection.to_json())}"
-            )
+            raise UsageError(no_match(self.selection, vector_set))
         self.selected = selected
         self.phase = "starting the harness"
         known = feature_vocabulary() | {f for _, v in selected for f in v.features}

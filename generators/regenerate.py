@@ -26,6 +26,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import fnmatch
+import functools
 import hashlib
 import importlib
 import shutil
@@ -45,6 +46,7 @@ from doomloop_kit.vectorset.files import (
     dumps,
     validate_vector_file_data,
 )
+from doomloop_kit.vectorset.progress import Progress, add_progress_argument
 from hypothesis import HealthCheck, Phase, Verbosity, given, settings
 from hypothesis import seed as hypothesis_seed
 
@@ -248,29 +250,53 @@ def family_counts() -> dict[str, int]:
     return {name: family.count for name, family in strategies.FAMILIES.items()} | engine
 
 
-def all_files(counts: Mapping[str, int]) -> list[VectorFile]:
-    """Every vector file, in manifest order: curated (monitor, engine), then generated."""
+def file_steps(counts: Mapping[str, int]) -> list[Callable[[], list[VectorFile]]]:
+    """The steps that build every vector file, in manifest order: curated (monitor,
+    engine), then generated, one step per generated family (the progress bar's units)."""
     engine = engine_families()
     return [
-        *curated_files(),
-        *engine_files(),
-        *(generated_file(name, counts[name]) for name in strategies.FAMILIES),
+        curated_files,
+        engine_files,
         *(
-            generated_engine_file(family, counts[engine_family_name(name)])
+            functools.partial(_one, generated_file, name, counts[name])
+            for name in strategies.FAMILIES
+        ),
+        *(
+            functools.partial(_one, generated_engine_file, family, counts[engine_family_name(name)])
             for name, family in engine.items()
         ),
     ]
 
 
+def _one(build_file: Callable[[Any, int], VectorFile], family: Any, count: int) -> list[VectorFile]:
+    return [build_file(family, count)]
+
+
+def all_files(
+    counts: Mapping[str, int], done: Callable[[], None] = lambda: None
+) -> list[VectorFile]:
+    """Every vector file, in manifest order; ``done`` is called after each step."""
+    files: list[VectorFile] = []
+    for step in file_steps(counts):
+        files += step()
+        done()
+    return files
+
+
 def build_all(
-    counts: Mapping[str, int] | None = None, *, validate: bool = False
+    counts: Mapping[str, int] | None = None,
+    *,
+    validate: bool = False,
+    progress: Progress | None = None,
 ) -> dict[str, bytes]:
     """Every file of the vector root, relative path -> bytes, the manifest last.
 
     With ``validate`` each file is also checked against the schema (slow; the
-    test-suite checks every committed file anyway).
+    test-suite checks every committed file anyway); ``progress`` is advanced a
+    step at a time (:func:`file_steps`).
     """
-    files = all_files(family_counts() | dict(counts or {}))
+    counts = family_counts() | dict(counts or {})
+    files = all_files(counts, progress.advance if progress is not None else lambda: None)
     out: dict[str, bytes] = {}
     entries = []
     total = 0
@@ -389,6 +415,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="number of transcripts drawn for a generated family (repeatable)",
     )
     parser.add_argument("--quiet", action="store_true", help="print nothing on success")
+    add_progress_argument(parser)
 
 
 def hypothesis_mismatch() -> str | None:
@@ -428,8 +455,12 @@ def run(args: argparse.Namespace) -> int:
             return 2
         print(f"regenerate: warning: {mismatch}", file=sys.stderr)
     started = time.perf_counter()
+    counts = family_counts() | dict(args.count)
     try:
-        files = build_all(dict(args.count))
+        with Progress(
+            len(file_steps(counts)), what="building", unit="steps", mode=args.progress
+        ) as progress:
+            files = build_all(counts, progress=progress)
     except build.BuildError as error:
         print(f"regenerate: cannot build the vectors: {error}", file=sys.stderr)
         return 2

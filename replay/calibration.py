@@ -67,6 +67,7 @@ def outputs(realruns: Path) -> dict[str, str]:
 
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(
+        allow_abbrev=False,
         prog="python -m doomloop_kit.replay.calibration",
         description="Regenerate the calibration page's figures from the shared real runs.",
     )

@@ -18,12 +18,12 @@ from __future__ import annotations
 import argparse
 import glob
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TextIO
 
 from doomloop_kit.jsvalue import wire
+from doomloop_kit.vectorset.progress import Progress
 from doomloop_kit.vectorset.writing import OutputStream
 
 from . import examples
@@ -43,36 +43,6 @@ from .report import dumps
 from .sweep import ladders, parse_grid
 
 EXIT_OK, EXIT_UNUSABLE = 0, 2
-
-
-class Progress:
-    """A progress bar on a terminal (``bar``), or nothing (``none``)."""
-
-    WIDTH = 30
-
-    def __init__(self, total: int, mode: str, stream: TextIO) -> None:
-        self.total, self.stream = total, stream
-        self.shown = mode == "bar" or (mode == "auto" and stream.isatty())
-        self.done = self.rounds = 0
-        self.started = time.monotonic()
-
-    def step(self, result: FileResult) -> None:
-        self.done += 1
-        self.rounds += sum(run.rounds for run in result.runs[0])
-        if not self.shown:
-            return
-        filled = self.WIDTH * self.done // max(self.total, 1)
-        elapsed = time.monotonic() - self.started
-        self.stream.write(
-            f"\r[{'#' * filled}{'.' * (self.WIDTH - filled)}] {self.done}/{self.total} files, "
-            f"{self.rounds} rounds, {elapsed:.0f} s"
-        )
-        self.stream.flush()
-
-    def close(self) -> None:
-        if self.shown:
-            self.stream.write("\n")
-            self.stream.flush()
 
 
 def _results(args: argparse.Namespace, tasks: Iterator[FileTask]) -> Iterator[FileResult]:
@@ -104,7 +74,8 @@ def run_fleet(args: argparse.Namespace, options: ReplayOptions, out: TextIO) -> 
         if report is not None:
             report.abort()
         raise
-    progress = Progress(len(files), args.progress, sys.stderr)
+    progress = Progress(len(files), what="replaying", unit="files", mode=args.progress)
+    rounds = 0
     status = EXIT_OK
     try:
         if report is not None:
@@ -117,14 +88,16 @@ def run_fleet(args: argparse.Namespace, options: ReplayOptions, out: TextIO) -> 
             }
             report.write(dumps(header) + "\n")
         for result in _results(args, tasks):
-            progress.step(result)
+            rounds += sum(run.rounds for run in result.runs[0])
+            progress.advance(status=f"{rounds} rounds")
             for run, group in totals.add(result):
                 if report is not None:
                     report.write(dumps(run_json(run, group)) + "\n")
             for problem in result.problems:
                 status = EXIT_UNUSABLE
                 where = f"{problem.file}:{problem.line}"
-                print(f"\ndoomloop-kit replay: {where}: {problem.message}", file=sys.stderr)
+                with progress.above():
+                    print(f"doomloop-kit replay: {where}: {problem.message}", file=sys.stderr)
                 if report is not None:
                     data = {"type": "problem", "file": problem.file, "line": problem.line}
                     report.write(dumps({**data, "message": problem.message}) + "\n")

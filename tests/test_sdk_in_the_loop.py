@@ -53,8 +53,10 @@ def test_the_sdk_profiles_expect_no_failure(profile: str) -> None:
 
 
 def test_the_sdk_module_passes_every_vector(tmp_path: Path) -> None:
-    """The SDK's doom-loop module, monitor and engine vectors alike (the engine vectors
-    run the kit's TypeScript engine over the SDK's monitor)."""
+    """The SDK's doom-loop module passes every monitor vector. It is served as a monitor:
+    the kit's TypeScript engine over it would not be the SDK's run loop, so the harness
+    does not declare `engine` with --module (issue 33) and the engine vectors are skipped
+    here; the SDK's own run loop answers them in the next test."""
     port = f"node {shlex.quote(str(TS_HARNESS))} --module {shlex.quote(str(MODULE))}"
     status, lines = support.run(
         ["--port", port, "--expected-failures", "profile:sdk-0.9.0"], tmp_path / "r.jsonl"
@@ -63,9 +65,13 @@ def test_the_sdk_module_passes_every_vector(tmp_path: Path) -> None:
     print(f"SDK module: {counts}")
     assert status == 0, counts
     assert counts.get("failed", 0) == counts.get("errored", 0) == 0
-    assert counts["passed"] > 2900
-    # the one skip is the own-member vector: the SDK tests presence with JS `in` (KEY-23)
-    assert counts.get("skipped", 0) <= 1
+    assert counts["passed"] > 2400
+    skipped = [line for line in lines if line.get("status") == "skipped"]
+    missing = [set(line["missingFeatures"]) for line in skipped]
+    assert all(features <= {"engine", "json-own-members"} for features in missing)
+    assert sum("engine" in features for features in missing) > 500
+    # the one other skip is the own-member vector: the SDK tests presence with JS `in` (KEY-23)
+    assert sum("engine" not in features for features in missing) <= 1
 
 
 def test_the_sdk_run_loop_passes_every_engine_vector(tmp_path: Path) -> None:

@@ -71,7 +71,8 @@ class Selection:
     """Family names, or globs over them (``engine-*``: every engine family)."""
     tags: tuple[str, ...] = ()
     patterns: tuple[str, ...] = ()
-    """Globs (``fnmatch``, case-sensitive) over vector ids."""
+    """Over vector ids, case-sensitive: a substring (``fanout``), or a glob of the whole id
+    when it holds ``*``, ``?`` or ``[`` (``facts/fanout-*``)."""
 
     def _family(self, family: str) -> bool:
         return any(fnmatch.fnmatchcase(family, wanted) for wanted in self.families)
@@ -81,7 +82,7 @@ class Selection:
             return False
         if self.tags and not any(tag in vector.tags for tag in self.tags):
             return False
-        return not self.patterns or any(fnmatch.fnmatchcase(vector.id, p) for p in self.patterns)
+        return not self.patterns or any(_id_matches(vector.id, p) for p in self.patterns)
 
     def may_hold(self, index: cache.FileIndex) -> bool:
         """False when no vector of a file with this index can be selected."""
@@ -90,7 +91,9 @@ class Selection:
         if self.tags and not index.tags.intersection(self.tags):
             return False
         return not self.patterns or any(
-            _pattern_family(p) in (None, index.family) for p in self.patterns
+            _id_matches(vector_id, pattern)
+            for pattern in self.patterns
+            for vector_id in index.ids  # the index holds the ids: the file stays unparsed
         )
 
     def to_json(self) -> dict[str, list[str]]:
@@ -101,12 +104,11 @@ class Selection:
         }
 
 
-def _pattern_family(pattern: str) -> str | None:
-    """The family every id matching ``pattern`` is in, when the glob fixes it."""
-    family, slash, _ = pattern.partition("/")
-    if not slash or _GLOB_CHARS.intersection(family):
-        return None
-    return family
+def _id_matches(vector_id: str, pattern: str) -> bool:
+    """``-k``: a glob matches the whole id, anything else is a substring of it."""
+    if _GLOB_CHARS.intersection(pattern):
+        return fnmatch.fnmatchcase(vector_id, pattern)
+    return pattern in vector_id
 
 
 @dataclass(frozen=True)

@@ -48,7 +48,7 @@ runner's client
 (:meth:`~doomloop_kit.conformance.protocol.Connection.send_raw`). The parts:
 :mod:`.recordings` reads the files, :mod:`.answers` compares an answer,
 :mod:`.rules` says what a line needs and which lines are excluded,
-:mod:`.replay` runs it all (``python -m doomloop_kit.conformance.sdk_replay``).
+:mod:`.replay` runs it all, :mod:`.command` is ``doomloop-kit conformance sdk-replay``.
 
 The command exits 0 when every line is reproduced or excluded, 1 on any
 difference (a ``create`` answered without a session is one), 2 for bad
@@ -68,8 +68,9 @@ from .answers import (
     sdk_expectation,
     sdk_transcript,
 )
+from .command import main
 from .recordings import Line, read_lines
-from .replay import Report, main, replay
+from .replay import Report, replay
 from .rules import SDK_0_9_0_RULES, Rule, needs, raw_negative_zero
 
 __all__ = [

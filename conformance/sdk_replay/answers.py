@@ -85,8 +85,12 @@ class ReferenceRun:
     in_domain: int | None = None
 
 
-@functools.lru_cache(maxsize=4)
+@functools.cache
 def _reference_run(raw_scenario: str) -> ReferenceRun:
+    """Cached for the process: each line asks more than once (is it in the domain, which
+    runs are compared, the comparison), and a corpus replayed through several harnesses in
+    one process (the test-suite replays the engine corpus through three) runs the
+    reference once a line."""
     from doomloop_kit.engine import OutsideDomain, Scenario, run_scenario  # engine lines only
 
     transcript: Any

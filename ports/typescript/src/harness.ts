@@ -8,7 +8,8 @@
  *
  * The doom-loop module under test is `--module`, else the environment
  * variable DOOMLOOP_TS_MODULE, else this package's own TypeScript port
- * (`dist/doom-loop.js`). A module is a file path or a package specifier
+ * (`dist/doom-loop.js`), the only one served with the engine level (its run
+ * loop is this package's engine; another module brings none here). A module is a file path or a package specifier
  * (`@openrouter/agent/doom-loop`), resolved from the working directory. Only
  * the module's public API is used, so the SDK's own build is tested with the
  * same harness and the same features (both test field-list presence with JS
@@ -29,9 +30,9 @@ import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import { loadModule } from './load-module.js';
-import type { DoomLoopModule, EngineRunner, Implementation } from './protocol.js';
+import type { DoomLoopModule, Implementation, ScenarioRunner } from './protocol.js';
 import { loadSdkEngine, sdkEngineRunner } from './sdk-engine/index.js';
-import { PROTOCOL_REVISION, serve } from './serve.js';
+import { asDoomLoopModule, PROTOCOL_REVISION, serve, typescriptPortEngine } from './serve.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 
@@ -43,8 +44,10 @@ const USAGE = `usage: doomloop-kit-harness [--module PATH|PACKAGE] [--without-fe
 
 Serves the doom-loop conformance protocol (v1, revision ${PROTOCOL_REVISION}) on
 stdin/stdout over a module with the doom-loop API of @openrouter/agent 0.9.0
-(default: this package's TypeScript port), and the engine level (runScenario)
-over that module. Run it with the kit's runner:
+(default: this package's TypeScript port). The engine level (runScenario) is
+declared for this package's own port only, whose run loop it is; a module given
+with --module is served as a monitor, and the runner skips the engine vectors.
+Run it with the kit's runner:
   doomloop-kit conformance run --port "doomloop-kit-harness --module ./dist/doom-loop.js"
 
 --sdk-engine BUNDLE answers runScenario with the SDK's own run loop instead: an
@@ -135,20 +138,25 @@ async function main(): Promise<void> {
 interface Served {
   module: DoomLoopModule;
   implementation: Pick<Implementation, 'name' | 'version'>;
-  engine?: EngineRunner;
+  engine?: ScenarioRunner;
 }
 
-/** `--module` (or the package's own port): the kit's engine over the module. */
+/**
+ * `--module`, or the package's own port: only the package's own port brings a run
+ * loop (its engine); a `--module` is served as a monitor (serve: `engine` is opt-in).
+ */
 async function moduleServed(given: string | undefined): Promise<Served> {
   const specifier = given ?? OWN_PORT.file;
   const loaded = await loadModule(specifier);
   log(`module ${loaded.url}`);
-  const implementation =
-    given === undefined ? { name: OWN_PORT.name, version: ownVersion() } : (loaded.implementation ?? { name: specifier, version: '0.0.0' });
-  return { module: loaded.module, implementation };
+  if (given !== undefined) {
+    return { module: loaded.module, implementation: loaded.implementation ?? { name: specifier, version: '0.0.0' } };
+  }
+  const implementation = { name: OWN_PORT.name, version: ownVersion() };
+  return { module: loaded.module, implementation, engine: typescriptPortEngine(asDoomLoopModule(loaded.module)) };
 }
 
-/** `--sdk-engine`: the SDK's run loop behind runScenario, its doom-loop module for the rest. */
+/** `--sdk-engine`: the SDK's own run loop behind runScenario, its doom-loop module for the rest. */
 async function sdkEngineServed(given: string): Promise<Served> {
   const loaded = await loadSdkEngine(given);
   log(`SDK engine bundle ${loaded.path}`);

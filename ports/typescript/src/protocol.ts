@@ -8,7 +8,7 @@
  * replay test uses this same class, so both take one code path.
  */
 
-import { runScenario, ScenarioError, type Transcript } from './engine/index.js';
+import { runScenario, ScenarioError } from './engine/index.js';
 import { hasOwn, isObject, type Json } from './engine/json.js';
 import { classifyWarning } from './warning-codes.js';
 import { decode, encode, setMember, WireError } from './wire.js';
@@ -34,19 +34,29 @@ export interface Implementation {
 }
 
 /**
- * What answers `runScenario` (PROT-31): the scenario as plain JSON in, its
- * transcript (a {@link Transcript}, or what another engine observed in that
- * shape) out; a malformed scenario throws a {@link ScenarioError} (ENG-23).
+ * A port's own run loop (the engine level, spec §15): the transcript of one scenario
+ * (§15.1.4), plain JSON; it throws {@link ScenarioError} for a malformed scenario
+ * (`bad-scenario`, ENG-23).
  */
-export type EngineRunner = (scenario: unknown) => Promise<Transcript | object>;
+export type ScenarioRunner = (scenario: unknown) => unknown;
+
+/** The engine of this package's TypeScript port over `mod`: the run loop of that port only. */
+export function typescriptPortEngine(mod: DoomLoopModule): ScenarioRunner {
+  return (scenario) => runScenario(mod, scenario);
+}
 
 export interface DispatcherOptions {
   implementation: Implementation;
+  /** The features to declare; `engine` is declared only with an {@link engine}. */
   features: readonly string[];
+  /**
+   * The port's own run loop, which answers `runScenario`. Without it the harness does not
+   * declare `engine` and the runner skips the engine vectors: the kit's engine is never
+   * credited to a port that does not bring one.
+   */
+  engine?: ScenarioRunner;
   /** Where warnings not returned as data go (default: stderr). */
   log?: (line: string) => void;
-  /** The engine behind `runScenario` (default: the kit's TypeScript engine over the module). */
-  engine?: EngineRunner;
 }
 
 export const PROTOCOL_VERSION = 1;
@@ -176,7 +186,8 @@ export class Dispatcher {
 
   constructor(mod: DoomLoopModule, options: DispatcherOptions) {
     this.mod = mod;
-    this.options = options;
+    const claimed = options.engine === undefined ? options.features.filter((feature) => feature !== ENGINE_FEATURE) : options.features;
+    this.options = { ...options, features: claimed };
     this.monitorOps = new Map<string, MonitorOp>([
       ['declareRound', (monitor, request) => this.declareRound(monitor, request)],
       ['recordToolCall', (monitor, request) => this.recordToolCall(monitor, request)],
@@ -265,7 +276,8 @@ export class Dispatcher {
     if (typeof op !== 'string') throw new OpError('bad-request', 'member "op" must be a string');
     if (op === 'hello') return this.hello(request);
     if (op === 'create') return this.create(request);
-    if (op === 'runScenario' && this.options.features.includes(ENGINE_FEATURE)) return this.runScenario(request);
+    const engine = this.options.features.includes(ENGINE_FEATURE) ? this.options.engine : undefined;
+    if (op === 'runScenario' && engine !== undefined) return this.runScenario(engine, request);
     if (op === 'close') {
       const name = this.sessionName(request);
       this.sessions.delete(name);
@@ -309,14 +321,12 @@ export class Dispatcher {
 
   /**
    * The engine level (protocol 1.2): run a plain-JSON scenario (spec §15.1.4)
-   * through the engine (the kit's over the module, or `options.engine`); a
-   * malformed one is `bad-scenario` (ENG-23).
+   * through the port's run loop; a malformed one is `bad-scenario` (ENG-23).
    */
-  private async runScenario(request: Request): Promise<Json> {
+  private async runScenario(engine: ScenarioRunner, request: Request): Promise<Json> {
     if (!hasOwn(request, 'scenario')) throw new OpError('bad-request', 'missing member "scenario"');
     try {
-      const engine = this.options.engine ?? ((scenario: unknown) => runScenario(this.mod, scenario));
-      const transcript = await this.withWarnings(() => engine(request.scenario));
+      const transcript = await this.withWarnings(async () => engine(request.scenario));
       // PROT-31: the result is the transcript as JSON.stringify writes it (Infinity is null, -0 is 0),
       // whoever serializes the response afterwards.
       return JSON.parse(JSON.stringify(transcript)) as Json;

@@ -8,6 +8,10 @@
  * await serve(port, { implementation: { name: 'my-port', version: '1.0.0' } });
  * ```
  *
+ * A port with a run loop of its own (the engine level, spec §15) passes it as
+ * `engine`: `serve(port, { engine: (scenario) => myRunLoop(scenario) })`. Only
+ * then does the harness declare `engine` and answer `runScenario`.
+ *
  * The module is driven through the public API of `@openrouter/agent` 0.9.0's
  * doom-loop module only (`REQUIRED_EXPORTS`). `serve` answers every
  * non-blank request line of standard input with one line on standard output,
@@ -19,27 +23,40 @@
 import { isUtf8 } from 'node:buffer';
 import type { Readable, Writable } from 'node:stream';
 
-import { asDoomLoopModule, Dispatcher, type EngineRunner, type Implementation, type Json, type Response } from './protocol.js';
+import { asDoomLoopModule, Dispatcher, ENGINE_FEATURE, type Implementation, type Json, type Response, type ScenarioRunner } from './protocol.js';
 import { JS_MODULE_FEATURES } from './wire.js';
 
 export { loadModule, resolveModule, type LoadedModule } from './load-module.js';
 export {
   asDoomLoopModule,
   Dispatcher,
+  ENGINE_FEATURE,
   PROTOCOL_REVISION,
   PROTOCOL_VERSION,
   REQUIRED_EXPORTS,
   type DoomLoopModule,
-  type EngineRunner,
   type Implementation,
+  type ScenarioRunner,
+  typescriptPortEngine,
 } from './protocol.js';
+export { ScenarioError } from './engine/index.js';
 export { FEATURES, JS_MODULE_FEATURES } from './wire.js';
 
 export interface ServeOptions {
   /** What the `hello` answer names (default: `typescript-port`, `typescript`, `0.0.0`). */
   implementation?: Partial<Implementation>;
-  /** The features to declare (default: {@link JS_MODULE_FEATURES}, what a JS module supports). */
+  /**
+   * The features to declare (default: {@link JS_MODULE_FEATURES}, what a JS module supports,
+   * and `engine` when {@link engine} is given).
+   */
   features?: readonly string[];
+  /**
+   * The port's own run loop (the engine level, spec §15), which answers `runScenario`. Give it
+   * only when the port brings its own engine: without it the harness does not declare `engine`
+   * and the runner skips the engine vectors, so a monitor-only port is never credited with the
+   * engine level.
+   */
+  engine?: ScenarioRunner;
   /** Features to leave out of the declared ones. */
   withoutFeatures?: Iterable<string>;
   /** Request lines (default: `process.stdin`). */
@@ -48,8 +65,6 @@ export interface ServeOptions {
   output?: Writable;
   /** Free-form log lines, such as warnings the module prints (default: standard error). */
   log?: (line: string) => void;
-  /** The engine behind `runScenario` (default: the kit's TypeScript engine over `module`). */
-  engine?: EngineRunner;
 }
 
 function defaultLog(line: string): void {
@@ -107,7 +122,8 @@ export async function serve(module: object, options: ServeOptions = {}): Promise
       language: options.implementation?.language ?? 'typescript',
       version: options.implementation?.version ?? '0.0.0',
     },
-    features: (options.features ?? JS_MODULE_FEATURES).filter((feature) => !without.has(feature)),
+    features: (options.features ?? [...JS_MODULE_FEATURES, ENGINE_FEATURE]).filter((feature) => !without.has(feature)),
+    ...(options.engine === undefined ? {} : { engine: options.engine }),
     log,
     ...(options.engine === undefined ? {} : { engine: options.engine }),
   });

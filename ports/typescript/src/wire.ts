@@ -36,9 +36,13 @@ export const FEATURES: readonly string[] = [
  * The features a harness over a JS module declares: the whole vocabulary but
  * `json-own-members`, since a JS module (this port, like the SDK) tests
  * field-list presence with `in` and so declares `js-inherited-members`
- * instead; a harness declares at most one of the two (KEY-09).
+ * instead; a harness declares at most one of the two (KEY-09). `engine` is not
+ * among them: a harness declares it only with a run loop of the port's own
+ * (`serve(module, { engine })`).
  */
-export const JS_MODULE_FEATURES: readonly string[] = FEATURES.filter((feature) => feature !== 'json-own-members');
+export const JS_MODULE_FEATURES: readonly string[] = FEATURES.filter(
+  (feature) => feature !== 'json-own-members' && feature !== 'engine',
+);
 
 /** A tagged value that does not follow the encoding. */
 export class WireError extends Error {

@@ -17,7 +17,7 @@ import { basename } from 'node:path';
 import { isObject, type JsonObject } from '../engine/json.js';
 import { readScenario, type Scenario } from '../engine/scenario.js';
 import { requireCanonicalChoice } from '../engine/tool-choice.js';
-import type { EngineRunner } from '../protocol.js';
+import type { ScenarioRunner } from '../protocol.js';
 
 import { instrument } from './observe.js';
 import { RunRecord } from './record.js';
@@ -52,7 +52,7 @@ async function runSession(sdk: SdkEngineModule, raw: JsonObject, scenario: Scena
 }
 
 /** `runScenario` over the SDK: a malformed scenario throws the kit's `ScenarioError` (ENG-23, ENG-173). */
-export function sdkEngineRunner(sdk: SdkEngineModule, log: (line: string) => void = () => {}): EngineRunner {
+export function sdkEngineRunner(sdk: SdkEngineModule, log: (line: string) => void = () => {}): ScenarioRunner {
   return async (raw: unknown) => {
     const scenario = readScenario(raw);
     requireCanonicalChoice(sdk.doomLoop.canonicalizeKeyMaterial, scenario.request.toolChoice);

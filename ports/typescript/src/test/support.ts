@@ -5,7 +5,7 @@ import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import * as port from '../doom-loop.js';
-import { Dispatcher, firstDifference, type Json, type Response } from '../protocol.js';
+import { Dispatcher, ENGINE_FEATURE, firstDifference, type Json, type Response, typescriptPortEngine } from '../protocol.js';
 import { JS_MODULE_FEATURES } from '../wire.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -27,7 +27,8 @@ export function firstExisting(paths: readonly string[]): string | undefined {
 export function portDispatcher(): Dispatcher {
   return new Dispatcher(port, {
     implementation: { name: 'doomloop-kit-typescript-port', language: 'typescript', version: 'test' },
-    features: JS_MODULE_FEATURES,
+    features: [...JS_MODULE_FEATURES, ENGINE_FEATURE],
+    engine: typescriptPortEngine(port),
     log: () => {},
   });
 }
