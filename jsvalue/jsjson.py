@@ -1,17 +1,22 @@
 """JSON text as JavaScript reads and writes it (PROT-44, ENG-105).
 
-:func:`loads` reads a text as ``JSON.parse`` does; :func:`stringify` writes
-plain JSON as ``JSON.stringify`` does (no whitespace, members in insertion
-order, numbers by ``Number::toString``, a lone surrogate as ``\\udxxx``).
-:func:`dumps` writes the same text for a protocol line: ASCII only, and
-refusing what plain JSON cannot carry, which travels as a tag (:mod:`.wire`).
+:func:`loads` reads a text as ``JSON.parse`` does, within the bounds every
+JSON input of the kit has (:data:`MAX_DEPTH`: PROT-45); :func:`stringify`
+writes plain JSON as ``JSON.stringify`` does (no whitespace, members in
+insertion order, numbers by ``Number::toString``, a lone surrogate as
+``\\udxxx``). :func:`dumps` writes the same text for a protocol line: ASCII
+only, and refusing what plain JSON cannot carry, which travels as a tag
+(:mod:`.wire`).
 """
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
-from collections.abc import Mapping
+import re
+import sys
+from collections.abc import Callable, Mapping
 from typing import Any, Final
 
 from .utf16 import escape_lone_surrogates
@@ -20,9 +25,54 @@ from .values import MAX_SAFE_INTEGER, number_to_string, to_double
 JSON_WHITESPACE: Final = b" \t\r\n"
 """The bytes a blank protocol line may hold (RFC 8259 whitespace): it gets no answer."""
 
+MAX_DEPTH: Final = 10_000
+"""The deepest nesting of arrays and objects in any JSON text the kit reads -- a protocol
+line, a vector file, a manifest, a log record, an outcomes file, an option (PROT-45).
+Deeper text is refused before it is parsed; the 5,000 levels of PROT-27 fit with room."""
+
+RECURSION_LIMIT: Final = 3 * MAX_DEPTH
+"""Python's recursion limit while the kit reads or writes JSON: room for a value
+:data:`MAX_DEPTH` deep to be parsed, compared and written by recursive code (CPython's
+own JSON parser and writer count against it too)."""
+
 _LONGEST_EXACT_INTEGER: Final = 400
 """Characters beyond which an integer literal is certainly beyond the doubles (the
 largest finite double has 309 digits): it reads as +/-Infinity, as in JS."""
+
+
+class NestingError(ValueError):
+    """JSON text nested deeper than :data:`MAX_DEPTH` levels (PROT-45)."""
+
+    def __init__(self) -> None:
+        super().__init__(f"nested deeper than {MAX_DEPTH:,} levels")
+
+
+_STRING: Final = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
+_NOT_BRACKETS: Final = bytes(byte for byte in range(256) if byte not in b"[]{}")
+_STEP: Final = tuple(
+    {ord("["): 1, ord("{"): 1, ord("]"): -1, ord("}"): -1}.get(b, 0) for b in range(256)
+)
+
+
+def check_depth(text: str, start: int = 0, end: int | None = None) -> None:
+    """Raise :class:`NestingError` when ``text[start:end]`` nests arrays and objects
+    deeper than :data:`MAX_DEPTH`. Linear in the text's length: a text with fewer
+    opening brackets than that passes at once; otherwise its strings are cut out and
+    the brackets left are summed up."""
+    end = len(text) if end is None else end
+    if text.count("[", start, end) + text.count("{", start, end) <= MAX_DEPTH:
+        return
+    outside = _STRING.sub("", text[start:end]).encode("utf-8", "surrogatepass")
+    brackets = outside.translate(None, _NOT_BRACKETS)
+    if max(itertools.accumulate(map(_STEP.__getitem__, brackets)), default=0) > MAX_DEPTH:
+        raise NestingError()
+
+
+def deep_enough() -> None:
+    """Raise Python's recursion limit to :data:`RECURSION_LIMIT` (never lower it): the
+    kit's readers call it, so that JSON within :data:`MAX_DEPTH` never meets the limit."""
+    if sys.getrecursionlimit() < RECURSION_LIMIT:
+        sys.setrecursionlimit(RECURSION_LIMIT)
 
 
 def _integer(text: str) -> int | float:
@@ -33,14 +83,53 @@ def _no_constant(name: str) -> object:
     raise ValueError(f"{name} is not JSON (non-finite numbers travel as tagged values)")
 
 
-_DECODER: Final = json.JSONDecoder(parse_int=_integer, parse_constant=_no_constant)
+DECODER: Final = json.JSONDecoder(parse_int=_integer, parse_constant=_no_constant)
+"""The decoder of :func:`loads`, for a caller that reads values out of a larger text
+(``raw_decode``) and checks their depth itself (:func:`check_depth`)."""
 
 
-def loads(text: str) -> object:
+def loads(
+    text: str,
+    *,
+    object_pairs_hook: Callable[[list[tuple[str, Any]]], Any] | None = None,
+    parse_int: Callable[[str], Any] | None = None,
+) -> object:
     """A JSON text read as JS ``JSON.parse`` reads it: ``NaN`` and ``Infinity`` are not
     JSON (ValueError), and an integer literal of any length is a number -- one too long
-    for any double is +/-Infinity (Python would refuse more than 4,300 digits)."""
-    return _DECODER.decode(text)
+    for any double is +/-Infinity (Python would refuse more than 4,300 digits). Text
+    nested deeper than :data:`MAX_DEPTH` raises :class:`NestingError`, a ValueError.
+
+    ``object_pairs_hook`` and ``parse_int`` are :class:`json.JSONDecoder`'s (a file
+    format that refuses duplicate member names, or long integers, gives its own)."""
+    check_depth(text)
+    deep_enough()
+    decoder = DECODER
+    if object_pairs_hook is not None or parse_int is not None:
+        decoder = json.JSONDecoder(
+            parse_int=parse_int or _integer,
+            parse_constant=_no_constant,
+            object_pairs_hook=object_pairs_hook,
+        )
+    try:
+        return decoder.decode(text)
+    except RecursionError:  # a caller's own stack left less room than the limit promised
+        raise NestingError() from None
+
+
+def json_problem(error: json.JSONDecodeError) -> str:
+    """What the JSON parser found wrong, without the words its messages end with
+    when they expect a position after them ("Unterminated string starting at")."""
+    return error.msg.removesuffix(" at").removesuffix(" starting")
+
+
+def problem(error: ValueError) -> str:
+    """Why :func:`loads` refused a text, in a few words and without a position (the
+    caller names the file and line): ``not JSON: ...`` or the nesting bound."""
+    if isinstance(error, NestingError):
+        return str(error)
+    if isinstance(error, json.JSONDecodeError):
+        return f"not JSON: {json_problem(error)}"
+    return f"not JSON: {error}"
 
 
 def stringify(value: object) -> str:

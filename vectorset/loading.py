@@ -32,7 +32,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
-from . import cache, files, resources
+from doomloop_kit.jsvalue import jsjson
+
+from . import cache, files, reading, resources
 from .files import (
     FORMAT_VERSION,
     MANIFEST_NAME,
@@ -120,7 +122,9 @@ class SourceFile:
     index: cache.FileIndex
 
     def load(self) -> VectorFile:
-        # valid (checked now or cached), so the plain decoder is enough: no duplicate members
+        # valid (checked now or cached), so the plain decoder is enough: no duplicate
+        # members, nothing deeper than jsjson.MAX_DEPTH, no NaN, no integer too long
+        jsjson.deep_enough()
         return VectorFile.from_json(json.loads(self.raw), self.path)
 
 
@@ -165,10 +169,12 @@ def _collector_paused() -> Iterator[None]:
 
 
 def _read(path: Path) -> bytes:
+    """A vector file's or manifest's bytes: a regular file (a FIFO would hang the run, a
+    device never end), at most :data:`~.reading.MAX_INPUT_BYTES`."""
     try:
-        return path.read_bytes()
-    except OSError as error:
-        raise VectorSetError(f"{path}: cannot read: {error.strerror or error}") from error
+        return reading.read_bytes(path, regular=True)
+    except reading.InputError as error:
+        raise VectorSetError(str(error)) from error
 
 
 def _source(label: str, path: Path, vouched: str | None = None) -> SourceFile:
@@ -229,9 +235,9 @@ def _read_manifest(root: Path) -> tuple[dict[str, Any], bytes]:
         )
     raw = _read(path)
     try:
-        data = json.loads(raw)
-    except ValueError as error:
-        raise VectorSetError(f"{path}: not JSON: {error}") from error
+        data = parse_json_bytes(path, raw)
+    except VectorFormatError as error:
+        raise VectorSetError(str(error)) from error
     found = data.get("format") if isinstance(data, dict) else None
     if found != FORMAT_VERSION:
         newer = isinstance(found, int) and not isinstance(found, bool) and found > FORMAT_VERSION
