@@ -22,10 +22,18 @@ all go through this module, under one policy:
   swap a device node for a plain file. A FIFO without a reader is an error,
   never a hang.
 * **Outputs are checked before a run** (:func:`check_outputs`): a directory,
-  a loop of links, a socket or a folder the user cannot write in is refused
-  before anything starts, and so are two outputs naming the same file (the
-  same path, a link to it or a hard link), which would overwrite each other.
-  A character device may be named twice (``/dev/null``).
+  a loop of links, a socket, a read-only file (no write permission: the user
+  protected it) or a folder the user cannot write in is refused before
+  anything starts, and so are two outputs naming the same file (the same
+  path, a link to it or a hard link), which would overwrite each other. A
+  character device may be named twice (``/dev/null``).
+* **An output is never an input** (:class:`Input`): an output that is a file
+  the command reads (a log, a manifest, an expected-failures list), or lies
+  inside a folder it reads (a vector set, a corpus), is refused before
+  anything is written -- compared by device and inode, so that a link, a hard
+  link or a path through ``..`` is the same file. The one exception is an
+  input read whole before anything is written that an option exists to
+  rewrite (``--write-expected-failures`` over ``--expected-failures``).
 * **A set of files is replaced as a whole** (:func:`publish_folder`): the new
   set is written into a sibling folder and the two folders are exchanged in
   one ``renameat2(RENAME_EXCHANGE)`` (Linux), so that a crash at any moment
@@ -133,6 +141,10 @@ def target(path: Path | str) -> Target:
         own = _own_fd(found)
         if own is not None or not stat.S_ISREG(mode):
             return Target(path, real, True, identity, own, stat.S_ISCHR(mode))
+        if not mode & 0o222 or not os.access(path, os.W_OK):
+            raise OutputError(
+                path, "is read-only; it is not replaced (make it writable, or name another file)"
+            )
     else:
         identity = ("path", str(real))
     _check_folder(path, real.parent)
@@ -159,18 +171,75 @@ def _check_folder(path: Path, folder: Path) -> None:
         raise OutputError(path, f"cannot write in {existing}")
 
 
-def check_outputs(named: Iterable[tuple[str, Path]]) -> dict[str, Target]:
+@dataclass(frozen=True)
+class Input:
+    """A file or folder a command reads: no output may be it or lie inside it."""
+
+    path: Path
+    rewritten_by: str | None = None
+    """The one output option that may name this very file: it is read whole before
+    anything is written, and rewriting it is that option's purpose."""
+
+
+def _identities(inputs: Iterable[Input]) -> dict[tuple[int, int], tuple[Input, bool]]:
+    """(device, inode) -> (the input, whether it is a folder), for the inputs that exist
+    as files or folders (a device or a FIFO read as input is no file to protect)."""
+    found: dict[tuple[int, int], tuple[Input, bool]] = {}
+    for given in inputs:
+        try:
+            info = os.stat(given.path)
+        except (OSError, ValueError):
+            continue
+        if stat.S_ISREG(info.st_mode) or stat.S_ISDIR(info.st_mode):
+            found.setdefault((info.st_dev, info.st_ino), (given, stat.S_ISDIR(info.st_mode)))
+    return found
+
+
+def _not_an_input(
+    option: str, found: Target, inputs: dict[tuple[int, int], tuple[Input, bool]]
+) -> None:
+    """Refuse an output that is an input, or lies inside an input folder."""
+    if found.through:
+        return
+    identity = found.identity
+    if len(identity) == 2 and isinstance(identity[0], int) and isinstance(identity[1], int):
+        hit = inputs.get((identity[0], identity[1]))
+        if hit is not None and hit[0].rewritten_by != option:
+            raise OutputError(
+                f"{option} {found.path}",
+                f"is the input {hit[0].path}; an output never replaces what the command reads",
+            )
+    for folder in found.real.parents:  # the real path: links and `..` already followed
+        try:
+            info = os.stat(folder)
+        except OSError:
+            continue
+        hit = inputs.get((info.st_dev, info.st_ino))
+        if hit is not None and hit[1]:
+            raise OutputError(
+                f"{option} {found.path}",
+                f"is inside the input {hit[0].path}; an output never goes into what the "
+                "command reads",
+            )
+
+
+def check_outputs(
+    named: Iterable[tuple[str, Path]], inputs: Iterable[Input] = ()
+) -> dict[str, Target]:
     """Check every output an invocation names (``--option``, path) before anything runs.
 
     Raises :class:`OutputError` (its message starts with the option) for a
-    path that cannot be written, and for two options naming the same file.
+    path that cannot be written, for two options naming the same file, and for
+    an output that is one of ``inputs`` or lies inside one (:class:`Input`).
     """
     targets: dict[str, Target] = {}
+    read = _identities(inputs)
     for option, path in named:
         try:
             found = target(path)
         except OutputError as error:
             raise OutputError(f"{option} {path}", error.problem) from None
+        _not_an_input(option, found, read)
         for other, earlier in targets.items():
             if earlier.identity == found.identity and not found.char_device:
                 raise OutputError(
