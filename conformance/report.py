@@ -27,6 +27,7 @@ from doomloop_kit.vectorset import writing
 
 from .interrupts import StdoutClosed, silence_stdout
 from .outcomes import BAD_STATUSES, Outcome, RunState, Status, Tally
+from .terminal import lines, shown
 
 CONSOLE_TRANSCRIPT_LINES = 30
 CONSOLE_LINE_CHARS = 300
@@ -71,8 +72,10 @@ class Console:
         """Raise :class:`~.interrupts.StdoutClosed` when stdout is found closed."""
 
     def _print(self, text: str = "") -> None:
+        """A line (or lines) of the kit's own, any control character in it escaped
+        (:func:`~.terminal.lines`); outside text inside one line is :func:`~.terminal.shown`."""
         self._clear_bar()
-        self._write(text + "\n")
+        self._write(lines(text) + "\n")
 
     def _write(self, text: str) -> None:
         if self.closed:
@@ -111,15 +114,16 @@ class Console:
         if status in BAD_STATUSES:
             self._details(outcome)
         elif self.verbose or (status == Status.XFAILED and not self.bar):
-            detail = outcome.summary()
-            self._print(f"{status.upper()} {outcome.id}" + (f" -- {detail}" if detail else ""))
+            detail = shown(outcome.summary())
+            line = f"{status.upper()} {shown(outcome.id)}"
+            self._print(line + (f" -- {detail}" if detail else ""))
         if self.bar:
             self._draw(counts)
 
     def _file_done(self) -> None:
         if self.file is not None and not self.bar:
             parts = ", ".join(f"{n} {s}" for s, n in sorted(self.file_counts.items()))
-            self._print(f"{self.file}: {parts}")
+            self._print(f"{shown(self.file)}: {parts}")
         self.file_counts = Counter()
 
     def _draw(self, counts: Counter[Status]) -> None:
@@ -137,11 +141,12 @@ class Console:
     def _details(self, outcome: Outcome) -> None:
         vector = outcome.vector
         label = outcome.status.upper()
-        self._print(f"{label} {vector.id} ({outcome.file}): {vector.description}")
+        where = f"{shown(vector.id)} ({shown(outcome.file)})"
+        self._print(f"{label} {where}: {shown(vector.description)}")
         if outcome.status == Status.XPASSED:
             self._print("  listed as an expected failure, but passed")
             return
-        self._print(f"  {outcome.summary(values=False)}")
+        self._print(f"  {shown(outcome.summary(values=False))}")
         if outcome.wrong_answer is not None:
             wrong = outcome.wrong_answer.to_json()
             self._print(
@@ -151,7 +156,7 @@ class Console:
         if outcome.error is not None and outcome.error.stderr:
             self._print("  harness stderr (last lines):")
             for line in outcome.error.stderr[-10:]:
-                self._print(f"    | {_clip(line, 160)}")
+                self._print(f"    | {shown(_clip(line, 160))}")
         if outcome.transcript:
             lines = outcome.transcript
             self._print(
@@ -165,7 +170,7 @@ class Console:
                 )
                 lines = lines[-CONSOLE_TRANSCRIPT_LINES:]
             for line in lines:
-                self._print(f"    {_clip(line)}")
+                self._print(f"    {shown(_clip(line))}")
 
     def summary(self, tally: Tally, problems: list[str]) -> None:
         counts = tally.counts
@@ -192,15 +197,19 @@ class Console:
 
 
 def last_line(counts: Counter[Status]) -> str:
-    """``N passed, N failed, N errored, N skipped``: failed counts the wrong answers
-    and unexpected passes, errored the vectors the harness broke on; ``, N not run``
-    follows when the run ended before some vectors."""
-    failed = counts[Status.FAILED] + counts[Status.XPASSED]
+    """``N passed, N failed, N errored, N skipped``, then ``, N xfailed``, ``, N xpassed``
+    and ``, N not run`` when there are any: each selected vector counted once, so the
+    numbers add up to the selection. Failed counts the wrong answers, xpassed the
+    listed vectors that passed (both fail the run), errored the vectors the harness
+    broke on (listed or not)."""
     line = (
-        f"{counts[Status.PASSED]} passed, {failed} failed, {counts[Status.ERRORED]} errored, "
-        f"{counts[Status.SKIPPED]} skipped"
+        f"{counts[Status.PASSED]} passed, {counts[Status.FAILED]} failed, "
+        f"{counts[Status.ERRORED]} errored, {counts[Status.SKIPPED]} skipped"
     )
-    return line + (f", {counts[Status.NOT_RUN]} not run" if counts[Status.NOT_RUN] else "")
+    for status in (Status.XFAILED, Status.XPASSED, Status.NOT_RUN):
+        if counts[status]:
+            line += f", {counts[status]} {status.value.replace('-', ' ')}"
+    return line
 
 
 def _dump(value: Any, absent: bool | None) -> str:
@@ -278,19 +287,23 @@ def write_junit(
 
 
 def write_expected_failures(path: Path, outcomes: Iterable[Outcome], state: RunState) -> None:
-    """The ids that failed or errored, and the listed ones this run could not judge
-    (skipped, or not run because the run ended early), which keep their reason."""
+    """The ids that failed, and the listed ones this run could not judge (skipped, or not
+    run because the run ended early), which keep their reason. The ones that errored
+    are named in comments: an error is never an expected failure."""
     lines = [
-        "# vectors that failed or errored in this run (doomloop-kit conformance run)",
+        "# vectors that failed in this run (doomloop-kit conformance run)",
         f"# run status: {state}",
     ]
     for outcome in outcomes:
         if outcome.status in (Status.SKIPPED, Status.NOT_RUN) and outcome.expected_reason:
             lines.append(f"{outcome.id}  # {_clip(outcome.expected_reason)} ({outcome.status})")
-        elif outcome.status in (Status.FAILED, Status.ERRORED, Status.XFAILED):
+        elif outcome.status in (Status.FAILED, Status.XFAILED):
             reason = (
                 outcome.expected_reason if outcome.status == Status.XFAILED else outcome.summary()
             )
             reason = (reason or "").replace("\n", " ")
             lines.append(f"{outcome.id}  # {_clip(reason)}")
+        elif outcome.status == Status.ERRORED:
+            reason = outcome.summary().replace("\n", " ")
+            lines.append(f"# errored, never an expected failure: {outcome.id}  # {_clip(reason)}")
     writing.write_file(path, ("\n".join(lines) + "\n").encode("utf-8"))

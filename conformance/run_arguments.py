@@ -98,7 +98,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--write-expected-failures",
         type=Path,
         metavar="FILE",
-        help="write the ids that failed or errored in this run to FILE",
+        help="write the ids that failed in this run to FILE (the errored ones as comments: "
+        "an error is never an expected failure)",
     )
     parser.add_argument(
         "--report-json",
