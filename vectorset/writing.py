@@ -37,7 +37,14 @@ all go through this module, under one policy:
 * **A set of files is replaced as a whole** (:func:`publish_folder`): the new
   set is written into a sibling folder and the two folders are exchanged in
   one ``renameat2(RENAME_EXCHANGE)`` (Linux), so that a crash at any moment
-  leaves the old set or the new one, never a mix.
+  leaves the old set or the new one, never a mix. The files of the folder
+  that are not the set's are *kept*, never copied: hard-linked into the new
+  folder (the same files: a hard link elsewhere stays one, a writer holding
+  one open writes into the file the folder holds afterwards), and anything
+  that appears in the old folder meanwhile is moved over after the exchange.
+  A file that cannot be hard-linked (another file system, a file the
+  system's link protection guards) stops the publication, which then
+  leaves everything as it was.
 """
 
 from __future__ import annotations
@@ -387,10 +394,12 @@ def publish_folder(
     """Replace the generated files under ``root`` by ``files`` (relative path -> bytes), as a set.
 
     Files under ``root`` for which ``generated(relative path)`` is false (a
-    README, say) are carried over unchanged; generated files that ``files``
-    does not hold are dropped. The new folder is prepared beside ``root`` and
-    exchanged with it in one step (see the module docstring), with SIGINT,
-    SIGTERM and SIGHUP held meanwhile; the old folder is removed afterwards.
+    README, a port's own vector file) are kept as they are, hard-linked into
+    the new folder; generated files that ``files`` does not hold are dropped.
+    The new folder is prepared beside ``root`` and exchanged with it in one
+    step (see the module docstring), with SIGINT, SIGTERM and SIGHUP held
+    meanwhile; what appeared in the old folder meanwhile is moved over, and the
+    old folder is removed afterwards.
     """
     real = Path(os.path.realpath(root))
     parent = real.parent
@@ -403,7 +412,7 @@ def publish_folder(
         os.mkdir(staging, 0o777)
         if previous is not None:
             os.chmod(staging, stat.S_IMODE(previous.st_mode))
-            _carry_over(real, staging, generated)
+            _keep(real, staging, generated)
         for relative, data in files.items():
             destination = staging / relative
             destination.parent.mkdir(parents=True, exist_ok=True)
@@ -422,6 +431,8 @@ def publish_folder(
             else:
                 _exchange(staging, real)
             _sync_folder(parent)
+            if previous is not None:  # the old folder, now at the staging path
+                _move_over_newcomers(staging, real, generated)
             shutil.rmtree(staging, ignore_errors=True)  # after the exchange: the old set
     except BaseException as error:
         shutil.rmtree(staging, ignore_errors=True)
@@ -431,21 +442,57 @@ def publish_folder(
         raise
 
 
-def _carry_over(real: Path, staging: Path, generated: Callable[[str], bool]) -> None:
-    for folder, names, files in os.walk(real):
+def _kept(real: Path, generated: Callable[[str], bool]) -> Iterator[tuple[str, Path, bool]]:
+    """(relative path, path, is a folder) of what ``real`` holds that is not generated,
+    folders before what they hold; a link (to a folder too) is an entry, not followed."""
+    for folder, names, entries in os.walk(real):
         here = Path(folder)
         relative_folder = here.relative_to(real)
+        links = [name for name in names if (here / name).is_symlink()]
+        names[:] = [name for name in names if name not in links]
         for name in names:
-            if (here / name).is_symlink():
-                files.append(name)  # a link to a folder is carried as a link
-        names[:] = [n for n in names if not (here / n).is_symlink()]
-        for name in files:
+            yield (relative_folder / name).as_posix(), here / name, True
+        for name in [*entries, *links]:
             relative = (relative_folder / name).as_posix()
-            if generated(relative):
-                continue
-            destination = staging / relative
-            destination.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(here / name, destination, follow_symlinks=False)
+            if not generated(relative):
+                yield relative, here / name, False
+
+
+def _keep(real: Path, staging: Path, generated: Callable[[str], bool]) -> None:
+    """Hard-link into ``staging`` what ``real`` holds that is not generated (never a copy)."""
+    for relative, source, folder in _kept(real, generated):
+        destination = staging / relative
+        if folder:
+            os.mkdir(destination, 0o777)
+            os.chmod(destination, stat.S_IMODE(os.lstat(source).st_mode))
+            continue
+        try:
+            os.link(source, destination, follow_symlinks=False)
+        except OSError as error:
+            raise OutputError(
+                source,
+                f"cannot be kept as it is ({error.strerror}): a file the set does not own is "
+                "hard-linked into the new set, never copied; nothing was changed",
+                error.errno,
+            ) from None
+
+
+def _move_over_newcomers(old: Path, real: Path, generated: Callable[[str], bool]) -> None:
+    """After the exchange: what was added to (or replaced in) the old folder since it was
+    kept is moved into the new one, so that nothing written meanwhile is lost."""
+    for relative, source, folder in _kept(old, generated):
+        if folder:
+            continue
+        destination = real / relative
+        then = os.lstat(source)
+        try:
+            now: os.stat_result | None = os.lstat(destination)
+        except FileNotFoundError:
+            now = None
+        if now is None or (now.st_dev, now.st_ino) != (then.st_dev, then.st_ino):
+            with contextlib.suppress(OSError):
+                destination.parent.mkdir(parents=True, exist_ok=True)
+                os.replace(source, destination)
 
 
 @contextlib.contextmanager
