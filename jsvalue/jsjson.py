@@ -140,7 +140,7 @@ def stringify(value: object) -> str:
     TypeError for a value that is not JSON.
     """
     parts: list[str] = []
-    _write(value, parts, strict=False)
+    _write(value, parts, strict=False, depth=0)
     return "".join(parts)
 
 
@@ -150,11 +150,12 @@ def dumps(value: object) -> str:
 
     A number is written by ``Number::toString`` of its double: ``1e+21``,
     ``1e-7``, 2^64 as ``18446744073709552000``. A non-finite number, a
-    non-string key or a value that is not plain JSON raises ValueError or
-    TypeError (results carry such values as tags, :func:`.wire.encode`).
+    non-string key, a value that is not plain JSON or one nested deeper than
+    :data:`MAX_DEPTH` levels (PROT-46) raises ValueError or TypeError (results
+    carry JS-only values as tags, :func:`.wire.encode`).
     """
     parts: list[str] = []
-    _write(value, parts, strict=True)
+    _write(value, parts, strict=True, depth=0)
     return "".join(parts)
 
 
@@ -169,19 +170,21 @@ def _number(value: int | float, strict: bool) -> str:
     return "null"
 
 
-def _write(value: object, out: list[str], strict: bool) -> None:
+def _write(value: object, out: list[str], strict: bool, depth: int) -> None:
     if value is None or value is True or value is False:
         out.append("null" if value is None else ("true" if value else "false"))
     elif isinstance(value, str):
         out.append(_string(value, strict))
     elif isinstance(value, int | float):
         out.append(_number(value, strict))
+    elif strict and depth >= MAX_DEPTH and isinstance(value, list | Mapping):
+        raise NestingError()  # a protocol line is never deeper than a request may be
     elif isinstance(value, list) or (isinstance(value, tuple) and not strict):
         out.append("[")
         for index, item in enumerate(value):
             if index:
                 out.append(",")
-            _write(item, out, strict)
+            _write(item, out, strict, depth + 1)
         out.append("]")
     elif isinstance(value, Mapping):
         out.append("{")
@@ -189,7 +192,7 @@ def _write(value: object, out: list[str], strict: bool) -> None:
             if not isinstance(key, str) and strict:
                 raise TypeError(f"an object key must be a string, not {key!r}")
             out.append(("," if index else "") + _string(str(key), strict) + ":")
-            _write(value[key], out, strict)
+            _write(value[key], out, strict, depth + 1)
         out.append("}")
     else:
         raise TypeError(f"not plain JSON: {type(value).__name__}")
