@@ -462,6 +462,7 @@ def test_ctrl_c_on_a_fleet_replay_reaches_its_workers_without_a_traceback(tmp_pa
 
 # -- a regeneration killed at any step -------------------------------------------------------
 
+
 def _manifest(*paths: str) -> bytes:
     """A manifest listing ``paths``: what a regeneration owns (issue 34)."""
     return json.dumps({"files": [{"path": path} for path in paths]}).encode() + b"\n"

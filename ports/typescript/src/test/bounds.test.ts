@@ -6,14 +6,13 @@
  */
 
 import assert from 'node:assert/strict';
-import { PassThrough } from 'node:stream';
 import { describe, it } from 'node:test';
 
 import { deeperThan, MAX_DEPTH, MAX_LINE_BYTES, stringifyJson } from '../bounds.js';
 import type { Json } from '../engine/json.js';
-import * as port from '../doom-loop.js';
-import { serve } from '../serve.js';
 import { decode, DECODE_DEPTH_LIMIT, encode } from '../wire.js';
+
+import { servedOutput } from './support.js';
 
 /** `levels` arrays around `inner`, built without recursion. */
 function nested(levels: number, inner: unknown = 1): unknown {
@@ -22,20 +21,11 @@ function nested(levels: number, inner: unknown = 1): unknown {
   return value;
 }
 
-async function answer(lines: string): Promise<Array<{ id: unknown; code: string | undefined; result: unknown }>> {
-  const input = new PassThrough();
-  const output = new PassThrough();
-  let written = '';
-  output.setEncoding('utf8');
-  output.on('data', (chunk: string) => {
-    written += chunk;
-  });
-  const served = serve(port, { input, output, log: () => undefined });
-  input.end(lines);
-  await served;
+async function answer(lines: string): Promise<Array<{ id: unknown; code: string | undefined }>> {
+  const written = await servedOutput(lines);
   return written.split('\n').slice(0, -1).map((line) => {
-    const parsed = JSON.parse(line) as { id: unknown; result?: unknown; error?: { code: string } };
-    return { id: parsed.id, code: parsed.error?.code, result: parsed.result };
+    const parsed = JSON.parse(line) as { id: unknown; error?: { code: string } };
+    return { id: parsed.id, code: parsed.error?.code };
   });
 }
 
