@@ -112,8 +112,104 @@ def loads(
         )
     try:
         return decoder.decode(text)
-    except RecursionError:  # a caller's own stack left less room than the limit promised
-        raise NestingError() from None
+    except RecursionError:
+        # CPython 3.12+ caps its C parser's recursion whatever the limit (about 1,500
+        # levels in 3.12): within MAX_DEPTH the text is read without recursion instead
+        return decode_flat(text, parse_int or _integer, object_pairs_hook)
+
+
+_SPACES: Final = re.compile(r"[ \t\n\r]*")
+_NUMBER: Final = re.compile(r"(-?(?:0|[1-9][0-9]*))(\.[0-9]+)?([eE][-+]?[0-9]+)?")
+_WORDS: Final = {"null": None, "true": True, "false": False}
+_CONSTANTS: Final = ("NaN", "Infinity", "-Infinity")
+
+
+def decode_flat(
+    text: str,
+    parse_int: Callable[[str], Any] = _integer,
+    object_pairs_hook: Callable[[list[tuple[str, Any]]], Any] | None = None,
+) -> object:
+    """What :func:`loads` reads, read with a stack of open containers instead of
+    recursion: the same values (CPython's own string reader), a ValueError where
+    :mod:`json` raises one. Slower than the C parser: the fallback for text deeper than
+    the interpreter lets that parser go."""
+    value, end = raw_decode_flat(text, _SPACES.match(text, 0).end(), parse_int, object_pairs_hook)
+    end = _SPACES.match(text, end).end()
+    if end != len(text):
+        raise json.JSONDecodeError("Extra data", text, end)
+    return value
+
+
+def raw_decode_flat(
+    text: str,
+    pos: int,
+    parse_int: Callable[[str], Any] = _integer,
+    object_pairs_hook: Callable[[list[tuple[str, Any]]], Any] | None = None,
+) -> tuple[Any, int]:
+    """The value starting at ``pos`` and where it ends, as :func:`decode_flat` reads it
+    (``raw_decode`` of :data:`DECODER` without recursion)."""
+    skip = _SPACES.match
+    frames: list[tuple[list[Any], str | None, bool]] = []  # items, pending key, is an object
+    while True:
+        char = text[pos : pos + 1]
+        if char in ("[", "{"):
+            pos = skip(text, pos + 1).end()
+            if text[pos : pos + 1] == ("]" if char == "[" else "}"):
+                value: Any = [] if char == "[" else _object([], object_pairs_hook)
+                pos += 1
+            else:
+                key = None
+                if char == "{":
+                    key, pos = _member_name(text, pos)
+                frames.append(([], key, char == "{"))
+                continue
+        elif char == '"':
+            value, pos = json.decoder.scanstring(text, pos + 1, True)
+        elif number := _NUMBER.match(text, pos):
+            whole, fraction, exponent = number.groups()
+            value = float(number.group()) if fraction or exponent else parse_int(whole)
+            pos = number.end()
+        else:
+            word = next((w for w in (*_WORDS, *_CONSTANTS) if text.startswith(w, pos)), None)
+            if word is None:
+                raise json.JSONDecodeError("Expecting value", text, pos)
+            value = _WORDS[word] if word in _WORDS else _no_constant(word)
+            pos += len(word)
+        while True:  # the value ends its container, or another member follows
+            if not frames:
+                return value, pos
+            items, key, is_object = frames[-1]
+            items.append((key, value) if is_object else value)
+            pos = skip(text, pos).end()
+            char = text[pos : pos + 1]
+            if char == ",":
+                pos = skip(text, pos + 1).end()
+                if is_object:
+                    name, pos = _member_name(text, pos)
+                    frames[-1] = (items, name, True)
+                break
+            if char != ("}" if is_object else "]"):
+                raise json.JSONDecodeError("Expecting ',' delimiter", text, pos)
+            pos += 1
+            frames.pop()
+            value = _object(items, object_pairs_hook) if is_object else items
+
+
+def _member_name(text: str, pos: int) -> tuple[str, int]:
+    """The member name at ``pos`` and the position of its value."""
+    if text[pos : pos + 1] != '"':
+        raise json.JSONDecodeError("Expecting property name enclosed in double quotes", text, pos)
+    name, pos = json.decoder.scanstring(text, pos + 1, True)
+    pos = _SPACES.match(text, pos).end()
+    if text[pos : pos + 1] != ":":
+        raise json.JSONDecodeError("Expecting ':' delimiter", text, pos)
+    return name, _SPACES.match(text, pos + 1).end()
+
+
+def _object(
+    pairs: list[tuple[str, Any]], hook: Callable[[list[tuple[str, Any]]], Any] | None
+) -> Any:
+    return hook(pairs) if hook is not None else dict(pairs)
 
 
 def json_problem(error: json.JSONDecodeError) -> str:

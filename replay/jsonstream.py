@@ -129,9 +129,10 @@ class _Buffer:
         while True:
             held = len(self.text) - self.pos
             try:
-                value, end = _DECODER.raw_decode(self.text, self.pos)
-            except RecursionError:
-                raise LogError(self.path, self.line, str(jsjson.NestingError())) from None
+                try:
+                    value, end = _DECODER.raw_decode(self.text, self.pos)
+                except RecursionError:  # CPython 3.12+ caps its parser: read without recursion
+                    value, end = jsjson.raw_decode_flat(self.text, self.pos)
             except MemoryError:
                 raise LogError(self.path, self.line, OUT_OF_MEMORY) from None
             except json.JSONDecodeError as error:
