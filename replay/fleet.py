@@ -218,8 +218,14 @@ def replay_file(task: FileTask) -> FileResult:
         for driver, collector in zip(drivers, collectors, strict=True):
             for entry in driver.finish():
                 collect(entry, collector)
-    except LogError as error:
-        problem = FileProblem(str(path), error.line, error.detail)
+    except (LogError, MemoryError, RecursionError) as error:
+        # a file too large for the memory given is a problem of that file, never a fleet
+        # without a report (the reader names the line where it can: LogError)
+        problem = (
+            FileProblem(str(path), error.line, error.detail)
+            if isinstance(error, LogError)
+            else FileProblem(str(path), 0, f"could not be replayed ({type(error).__name__})")
+        )
         for driver, collector in zip(drivers, collectors, strict=True):
             if collector.many:  # the last run was read whole: the problem is in the next
                 for entry in driver.finish():
