@@ -17,6 +17,7 @@ import math
 import re
 import sys
 from collections.abc import Callable, Mapping
+from json.decoder import scanstring  # type: ignore[attr-defined]
 from typing import Any, Final
 
 from .utf16 import escape_lone_surrogates
@@ -118,10 +119,16 @@ def loads(
         return decode_flat(text, parse_int or _integer, object_pairs_hook)
 
 
-_SPACES: Final = re.compile(r"[ \t\n\r]*")
+_SPACES: Final = re.compile(r"[ \t\n\r]+")
 _NUMBER: Final = re.compile(r"(-?(?:0|[1-9][0-9]*))(\.[0-9]+)?([eE][-+]?[0-9]+)?")
 _WORDS: Final = {"null": None, "true": True, "false": False}
 _CONSTANTS: Final = ("NaN", "Infinity", "-Infinity")
+
+
+def _skip(text: str, pos: int) -> int:
+    """The position of the first character at or after ``pos`` that is not whitespace."""
+    space = _SPACES.match(text, pos)
+    return pos if space is None else space.end()
 
 
 def decode_flat(
@@ -133,8 +140,8 @@ def decode_flat(
     recursion: the same values (CPython's own string reader), a ValueError where
     :mod:`json` raises one. Slower than the C parser: the fallback for text deeper than
     the interpreter lets that parser go."""
-    value, end = raw_decode_flat(text, _SPACES.match(text, 0).end(), parse_int, object_pairs_hook)
-    end = _SPACES.match(text, end).end()
+    value, end = raw_decode_flat(text, _skip(text, 0), parse_int, object_pairs_hook)
+    end = _skip(text, end)
     if end != len(text):
         raise json.JSONDecodeError("Extra data", text, end)
     return value
@@ -148,12 +155,11 @@ def raw_decode_flat(
 ) -> tuple[Any, int]:
     """The value starting at ``pos`` and where it ends, as :func:`decode_flat` reads it
     (``raw_decode`` of :data:`DECODER` without recursion)."""
-    skip = _SPACES.match
     frames: list[tuple[list[Any], str | None, bool]] = []  # items, pending key, is an object
     while True:
         char = text[pos : pos + 1]
         if char in ("[", "{"):
-            pos = skip(text, pos + 1).end()
+            pos = _skip(text, pos + 1)
             if text[pos : pos + 1] == ("]" if char == "[" else "}"):
                 value: Any = [] if char == "[" else _object([], object_pairs_hook)
                 pos += 1
@@ -164,7 +170,7 @@ def raw_decode_flat(
                 frames.append(([], key, char == "{"))
                 continue
         elif char == '"':
-            value, pos = json.decoder.scanstring(text, pos + 1, True)
+            value, pos = scanstring(text, pos + 1, True)
         elif number := _NUMBER.match(text, pos):
             whole, fraction, exponent = number.groups()
             value = float(number.group()) if fraction or exponent else parse_int(whole)
@@ -180,10 +186,10 @@ def raw_decode_flat(
                 return value, pos
             items, key, is_object = frames[-1]
             items.append((key, value) if is_object else value)
-            pos = skip(text, pos).end()
+            pos = _skip(text, pos)
             char = text[pos : pos + 1]
             if char == ",":
-                pos = skip(text, pos + 1).end()
+                pos = _skip(text, pos + 1)
                 if is_object:
                     name, pos = _member_name(text, pos)
                     frames[-1] = (items, name, True)
@@ -199,11 +205,11 @@ def _member_name(text: str, pos: int) -> tuple[str, int]:
     """The member name at ``pos`` and the position of its value."""
     if text[pos : pos + 1] != '"':
         raise json.JSONDecodeError("Expecting property name enclosed in double quotes", text, pos)
-    name, pos = json.decoder.scanstring(text, pos + 1, True)
-    pos = _SPACES.match(text, pos).end()
+    name, pos = scanstring(text, pos + 1, True)
+    pos = _skip(text, pos)
     if text[pos : pos + 1] != ":":
         raise json.JSONDecodeError("Expecting ':' delimiter", text, pos)
-    return name, _SPACES.match(text, pos + 1).end()
+    return name, _skip(text, pos + 1)
 
 
 def _object(
