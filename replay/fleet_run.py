@@ -111,7 +111,7 @@ def run_fleet(args: argparse.Namespace, options: ReplayOptions, out: TextIO) -> 
     if not files:
         why = "".join(f"; {p.path}: {p.message}" for p in listing.problems)
         raise OptionError(f"no log files in {' '.join(str(p) for p in args.log)}{why}")
-    outputs = [(option, path) for option, path in (("--json", args.json), ("--html", args.html))]
+    outputs = (("--json", args.json), ("--html", args.html))
     writing.check_outputs(  # before anything is written: no output into the corpus
         [(option, path) for option, path in outputs if path is not None],
         [*replay_inputs(args), *(writing.Input(file) for file in files)],
