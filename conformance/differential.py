@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import json
 import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -39,6 +40,7 @@ from .execute import VectorRun
 from .outcomes import Outcome, Status, show
 from .protocol import HarnessFault, ProtocolMismatch
 from .supervisor import BudgetSpent, Supervisor
+from .terminal import shown
 
 PORT: Final = "--port"
 AGAINST: Final = "--against"
@@ -61,7 +63,8 @@ class Side:
     def label(self) -> str:
         hello = self.supervisor.hello
         impl: Mapping[str, object] = {} if hello is None else hello["implementation"]
-        return f"the {self.flag} harness ({impl.get('name', '?')} {impl.get('version', '?')})"
+        name = shown(f"{impl.get('name', '?')} {impl.get('version', '?')}")
+        return f"the {self.flag} harness ({name})"
 
 
 @dataclass(frozen=True)
@@ -112,6 +115,14 @@ class Fuzzer:
         outcome = run.run()
         if outcome.fault:
             outcome = outcome.with_stderr(supervisor.discard())
+        if outcome.error is not None and outcome.error.cause == "timeout":
+            # a hang is the harness's fault, not a finding: shrinking would wait out the
+            # timeout on every smaller transcript, and no vector could pin a hang
+            steps = json.dumps(vector.transcript(), ensure_ascii=True)
+            raise Abort(
+                f"{side.label} hung, a harness fault (not a mismatch): "
+                f"{shown(outcome.summary())}; the transcript it hung on: {steps}"
+            )
         return run, outcome
 
     def check(self, family: str, shape: str, transcript: dict[str, Any]) -> Finding | None:

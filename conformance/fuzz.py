@@ -46,6 +46,7 @@ from .differential import (
 from .outcomes import ExitStatus, Status
 from .protocol import HarnessFault, ProtocolMismatch
 from .supervisor import HarnessOptions, Supervisor, add_harness_arguments, positive_int
+from .terminal import shown
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -128,7 +129,7 @@ def run(args: argparse.Namespace) -> int:
             sides.append(_start(flag, command, args, warn))
         except (HarnessFault, ProtocolMismatch) as problem:
             which = f"the {flag} harness" if differential else "the harness"
-            out.note(f"error: {which} is unusable: {problem}")
+            out.note(f"error: {which} is unusable: {shown(str(problem))}")
             for side in sides:
                 side.supervisor.stop()
             return ExitStatus.ERRORED
@@ -141,8 +142,9 @@ def run(args: argparse.Namespace) -> int:
             assert hello is not None  # started
             impl = hello["implementation"]
             out.note(
-                f"fuzzing {impl['name']} {impl['version']} ({impl['language']}): "
-                f"{args.examples} transcripts per family, seed {args.seed}"
+                f"fuzzing {shown(impl['name'])} {shown(impl['version'])} "
+                f"({shown(impl['language'])}): {args.examples} transcripts per family, "
+                f"seed {args.seed}"
             )
         else:
             out.note(
@@ -164,7 +166,9 @@ def run(args: argparse.Namespace) -> int:
                     out.progress = None
                     bar.close()
                     _report(out, args, family, finding, differential)
-                    return ExitStatus.FAILED
+                    # a wrong answer fails the port; a harness that broke is an error, as in `run`
+                    wrong = finding.outcome.status == Status.FAILED
+                    return ExitStatus.FAILED if wrong else ExitStatus.ERRORED
                 out.note(f"{family}: {fuzzer.examples - before} transcripts agree")
                 bar.advance(max(0, args.examples * done - fuzzer.examples))  # drew fewer
             out.progress = None
@@ -190,7 +194,7 @@ def _report(
     """Show the minimal finding of ``family`` and write it as a vector file."""
     outcome, transcript = finding.outcome, finding.transcript
     if not against:
-        headline = "MISMATCH"
+        headline = "MISMATCH" if outcome.status == Status.FAILED else "the harness broke"
     elif outcome.status == Status.FAILED:
         headline = f"MISMATCH between the {PORT} and {AGAINST} harnesses"
     else:
@@ -202,7 +206,7 @@ def _report(
     for index, step in enumerate(transcript["steps"]):
         out.note(f"  step {index}: {json.dumps(step, ensure_ascii=True)}")
     if against and outcome.status != Status.FAILED:
-        out.note(f"{finding.side.flag}: {outcome.summary()}")
+        out.note(f"{finding.side.flag}: {shown(outcome.summary())}")
     out.vector(outcome, Counter())
     for note in finding.notes:
         out.note(note)

@@ -23,11 +23,12 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from doomloop_kit.vectorset import writing
-from doomloop_kit.vectorset.progress import Progress, shown
+from doomloop_kit.vectorset.progress import Progress, draws_bar
 
 from .causes import Causes
 from .interrupts import StdoutClosed, silence_stdout
 from .outcomes import BAD_STATUSES, Outcome, RunState, Status, Tally
+from .terminal import lines, shown
 
 SHOWN_PER_CAUSE = 3
 """The failing vectors of one cause shown in detail (``-v``: every one)."""
@@ -64,7 +65,7 @@ class Console:
     def __init__(self, stream: TextIO, progress: str, verbose: bool) -> None:
         self.stream = stream
         self.mode = progress
-        self.bar = shown(progress, stream)
+        self.bar = draws_bar(progress, stream)
         self.verbose = verbose
         self.progress: Progress | None = None
         self.causes = Causes()
@@ -76,11 +77,13 @@ class Console:
         """Raise :class:`~.interrupts.StdoutClosed` when stdout is found closed."""
 
     def _print(self, text: str = "") -> None:
+        """A line (or lines) of the kit's own, any control character in it escaped
+        (:func:`~.terminal.lines`); outside text inside one line is :func:`~.terminal.shown`."""
         if self.progress is None:
-            self._write(text + "\n")
+            self._write(lines(text) + "\n")
             return
         with self.progress.above():
-            self._write(text + "\n")
+            self._write(lines(text) + "\n")
 
     def _write(self, text: str) -> None:
         if self.closed:
@@ -117,15 +120,16 @@ class Console:
         if status in BAD_STATUSES:
             self._details_once_per_cause(outcome)
         elif self.verbose or (status == Status.XFAILED and not self.bar):
-            detail = outcome.summary()
-            self._print(f"{status.upper()} {outcome.id}" + (f" -- {detail}" if detail else ""))
+            detail = shown(outcome.summary())
+            line = f"{status.upper()} {shown(outcome.id)}"
+            self._print(line + (f" -- {detail}" if detail else ""))
         if self.progress is not None:
             self.progress.advance(status=last_line(counts))
 
     def _file_done(self) -> None:
         if self.file is not None and not self.bar:
             parts = ", ".join(f"{n} {s}" for s, n in sorted(self.file_counts.items()))
-            self._print(f"{self.file}: {parts}")
+            self._print(f"{shown(self.file)}: {parts}")
         self.file_counts = Counter()
 
     def end(self) -> None:
@@ -163,11 +167,12 @@ class Console:
     def _details(self, outcome: Outcome) -> None:
         vector = outcome.vector
         label = outcome.status.upper()
-        self._print(f"{label} {vector.id} ({outcome.file}): {vector.description}")
+        where = f"{shown(vector.id)} ({shown(outcome.file)})"
+        self._print(f"{label} {where}: {shown(vector.description)}")
         if outcome.status == Status.XPASSED:
             self._print("  listed as an expected failure, but passed")
             return
-        self._print(f"  {outcome.summary(values=False)}")
+        self._print(f"  {shown(outcome.summary(values=False))}")
         if outcome.wrong_answer is not None:
             wrong = outcome.wrong_answer.to_json()
             self._print(
@@ -177,7 +182,7 @@ class Console:
         if outcome.error is not None and outcome.error.stderr:
             self._print("  harness stderr (last lines):")
             for line in outcome.error.stderr[-10:]:
-                self._print(f"    | {_clip(line, 160)}")
+                self._print(f"    | {shown(_clip(line, 160))}")
         if outcome.transcript:
             lines = outcome.transcript
             self._print(
@@ -191,7 +196,7 @@ class Console:
                 )
                 lines = lines[-CONSOLE_TRANSCRIPT_LINES:]
             for line in lines:
-                self._print(f"    {_clip(line)}")
+                self._print(f"    {shown(_clip(line))}")
 
     def summary(self, tally: Tally, problems: list[str]) -> None:
         counts = tally.counts
@@ -240,15 +245,19 @@ class _Through:
 
 
 def last_line(counts: Counter[Status]) -> str:
-    """``N passed, N failed, N errored, N skipped``: failed counts the wrong answers
-    and unexpected passes, errored the vectors the harness broke on; ``, N not run``
-    follows when the run ended before some vectors."""
-    failed = counts[Status.FAILED] + counts[Status.XPASSED]
+    """``N passed, N failed, N errored, N skipped``, then ``, N xfailed``, ``, N xpassed``
+    and ``, N not run`` when there are any: each selected vector counted once, so the
+    numbers add up to the selection. Failed counts the wrong answers, xpassed the
+    listed vectors that passed (both fail the run), errored the vectors the harness
+    broke on (listed or not)."""
     line = (
-        f"{counts[Status.PASSED]} passed, {failed} failed, {counts[Status.ERRORED]} errored, "
-        f"{counts[Status.SKIPPED]} skipped"
+        f"{counts[Status.PASSED]} passed, {counts[Status.FAILED]} failed, "
+        f"{counts[Status.ERRORED]} errored, {counts[Status.SKIPPED]} skipped"
     )
-    return line + (f", {counts[Status.NOT_RUN]} not run" if counts[Status.NOT_RUN] else "")
+    for status in (Status.XFAILED, Status.XPASSED, Status.NOT_RUN):
+        if counts[status]:
+            line += f", {counts[status]} {status.value.replace('-', ' ')}"
+    return line
 
 
 def _dump(value: Any, absent: bool | None) -> str:
@@ -331,19 +340,23 @@ def write_junit(
 
 
 def write_expected_failures(path: Path, outcomes: Iterable[Outcome], state: RunState) -> None:
-    """The ids that failed or errored, and the listed ones this run could not judge
-    (skipped, or not run because the run ended early), which keep their reason."""
+    """The ids that failed, and the listed ones this run could not judge (skipped, or not
+    run because the run ended early), which keep their reason. The ones that errored
+    are named in comments: an error is never an expected failure."""
     lines = [
-        "# vectors that failed or errored in this run (doomloop-kit conformance run)",
+        "# vectors that failed in this run (doomloop-kit conformance run)",
         f"# run status: {state}",
     ]
     for outcome in outcomes:
         if outcome.status in (Status.SKIPPED, Status.NOT_RUN) and outcome.expected_reason:
             lines.append(f"{outcome.id}  # {_clip(outcome.expected_reason)} ({outcome.status})")
-        elif outcome.status in (Status.FAILED, Status.ERRORED, Status.XFAILED):
+        elif outcome.status in (Status.FAILED, Status.XFAILED):
             reason = (
                 outcome.expected_reason if outcome.status == Status.XFAILED else outcome.summary()
             )
             reason = (reason or "").replace("\n", " ")
             lines.append(f"{outcome.id}  # {_clip(reason)}")
+        elif outcome.status == Status.ERRORED:
+            reason = outcome.summary().replace("\n", " ")
+            lines.append(f"# errored, never an expected failure: {outcome.id}  # {_clip(reason)}")
     writing.write_file(path, ("\n".join(lines) + "\n").encode("utf-8"))

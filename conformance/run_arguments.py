@@ -9,6 +9,7 @@ status 2, and nothing written (spec/protocol.md#prot-running).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import difflib
 from dataclasses import dataclass
 from pathlib import Path
@@ -69,7 +70,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--write-expected-failures",
         type=Path,
         metavar="FILE",
-        help="write the ids that failed or errored in this run to FILE",
+        help="write the ids that failed in this run to FILE (the errored ones as comments: "
+        "an error is never an expected failure)",
     )
     parser.add_argument(
         "--report-json",
@@ -170,6 +172,20 @@ def open_vectors(args: argparse.Namespace) -> loading.VectorSet:
     return vector_set
 
 
+def inputs(args: argparse.Namespace) -> list[writing.Input]:
+    """What the run reads: the vector files or the vector set's folder, and the expected
+    failures (which ``--write-expected-failures`` may rewrite: it is read first)."""
+    found = [writing.Input(path) for path in args.files]
+    if not args.files:
+        with contextlib.suppress(resources.MissingResource):
+            found.append(writing.Input(args.vectors or resources.vectors_root()))
+    if args.expected_failures is not None:
+        with contextlib.suppress(resources.MissingResource):  # named when it is read
+            path = resources.profile_or_path(args.expected_failures)
+            found.append(writing.Input(path, rewritten_by="--write-expected-failures"))
+    return found
+
+
 @dataclass(frozen=True)
 class Outputs:
     report_json: Path | None
@@ -178,10 +194,11 @@ class Outputs:
 
     @classmethod
     def checked(cls, args: argparse.Namespace) -> Outputs:
-        """The report paths, each writable and each its own file (spec/protocol.md#prot-running)."""
+        """The report paths, each writable, each its own file, none an input or inside
+        one (spec/protocol.md#prot-running)."""
         outputs = cls(args.report_json, args.junit_xml, args.write_expected_failures)
         try:
-            writing.check_outputs(outputs.named())
+            writing.check_outputs(outputs.named(), inputs(args))
         except writing.OutputError as error:
             raise UsageError(str(error)) from error
         return outputs

@@ -38,9 +38,12 @@ class Ending:
 
 
 def exit_status(tally: Tally, problems: list[str]) -> ExitStatus:
-    """The exit status of a run that ran its vectors (spec/protocol.md#prot-running)."""
+    """The exit status of a run that ran its vectors (spec/protocol.md#prot-running): a
+    selection every vector of which was skipped checked nothing, which is a usage error."""
     if tally.aborted is not None or tally.counts[Status.ERRORED] or tally.protocol_faults:
         return ExitStatus.ERRORED
+    if tally.counts[Status.SKIPPED] and tally.counts.total() == tally.counts[Status.SKIPPED]:
+        return ExitStatus.USAGE
     if tally.failed_total or problems:
         return ExitStatus.FAILED
     return ExitStatus.PASSED

@@ -17,8 +17,9 @@ spending budget (ENG-71..ENG-73), and the halt at a stop gate (ENG-126
 gates A and B), after which the rest of the run is not replayed.
 
 :func:`replay` yields one entry per round, text check, server check, engine
-consequence, resume, closed streak (:mod:`.results`) and notice; it keeps
-nothing from earlier responses but the engine's state.
+consequence, resume, closed streak (:mod:`.results`), notice and check the
+engine could not run (:class:`SkippedCheck`); it keeps nothing from earlier
+responses but the engine's state.
 """
 
 from __future__ import annotations
@@ -103,6 +104,27 @@ class TextResult:
 
 
 @dataclass(frozen=True)
+class SkippedCheck:
+    """A check the engine could not run and skipped (ENG-111: a failing text check never
+    fails the run), most often for want of memory. The live engine skips it too, but
+    a replay that says nothing would pass off "could not check" as "nothing fired": the
+    replay names it, counts it, and ends with exit status 2."""
+
+    line: int
+    after_round: int
+    check: str
+    """``text``."""
+    reason: str
+    """The exception that stopped it, ``MemoryError`` say."""
+
+    def describe(self) -> str:
+        return (
+            f"the {self.check} check could not run ({self.reason}); the engine skipped it, "
+            "so this replay may miss a verdict"
+        )
+
+
+@dataclass(frozen=True)
 class ServerResult:
     """The server-tool records of one response (ENG-56..ENG-58)."""
 
@@ -157,6 +179,7 @@ class EngineResult:
 Entry = (
     RoundResult
     | TextResult
+    | SkippedCheck
     | ServerResult
     | ResumeResult
     | ConversationResult
@@ -261,6 +284,10 @@ class Replay:
         session.label = f"response at line {response.line}"
         session.check_response(response)
         session.mark()
+        failure = session.monitor.take_text_failure()
+        if failure is not None:
+            reason = f"{type(failure).__name__}: {failure}".removesuffix(": ")
+            yield SkippedCheck(response.line, self.rounds, "text", reason)
         text_verdict = session.monitor.text_verdict
         applied = session.take_applied()
         if session.monitor.text_checked:

@@ -6,7 +6,9 @@ most a bounded window of tasks is in flight at once, so a corpus of any size
 streams through in constant memory.
 
 * ``--jobs 1``: in this process.
-* ``--jobs N``: N local worker processes (:mod:`concurrent.futures`).
+* ``--jobs N``: N local worker processes (:mod:`concurrent.futures`), never
+  more than the cores this process may run on, nor than the files
+  (:func:`usable_jobs`): ``--jobs 1000000000`` starts what the machine can use.
 * ``--dask ADDRESS``: the workers of a Dask distributed scheduler at
   ``ADDRESS`` (``tcp://host:8786``), or ``--dask local`` for a
   ``LocalCluster`` of ``--jobs`` worker processes on this machine. Dask is
@@ -17,6 +19,7 @@ streams through in constant memory.
 from __future__ import annotations
 
 import multiprocessing
+import os
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -28,6 +31,16 @@ T = TypeVar("T")
 R = TypeVar("R")
 
 IN_FLIGHT_PER_WORKER: Final = 4
+
+
+def usable_jobs(jobs: int, tasks: int) -> int:
+    """The workers worth starting for ``--jobs`` over ``tasks`` files: at most one per
+    core this process may run on, and per file; at least one."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):  # not Linux
+        cores = os.cpu_count() or 1
+    return max(1, min(jobs, cores, tasks))
 
 
 def _windowed(submit: Callable[[T], Any], items: Iterable[T], window: int) -> Iterator[Any]:

@@ -1,6 +1,6 @@
 """Fleet mode: a whole corpus of logs, one summary per run, under one ladder or a grid.
 
-:func:`corpus` lists the files of ``DIR|GLOB|FILE...`` in a stable order;
+The files of ``DIR|GLOB|FILE...`` are listed by :mod:`.corpus`;
 :func:`replay_file` replays one file -- read once, its events fed to one
 engine per ladder -- into one :class:`RunSummary` per run (a file holds one
 run, or many: tau-bench). Its argument and result are plain picklable data,
@@ -13,15 +13,14 @@ goes on. :mod:`.fleet_report` adds the summaries up.
 
 from __future__ import annotations
 
-import glob
-import os
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final
 
 from doomloop_kit.reference.ladder import ACTION_STRENGTH
 
+from .corpus import LOG_SUFFIXES
 from .driver import (
     ConversationResult,
     EngineResult,
@@ -29,6 +28,7 @@ from .driver import (
     Replay,
     RoundResult,
     ServerResult,
+    SkippedCheck,
     TextResult,
 )
 from .events import Notice
@@ -38,40 +38,15 @@ from .readers import LogReader
 from .results import StreakResult
 from .session import Session
 
-LOG_SUFFIXES: Final = (".jsonl", ".json", ".traj")
-"""Files a folder contributes to a corpus (``.traj.json`` ends in ``.json``)."""
 STEER_OR_STRONGER: Final = ACTION_STRENGTH["steer"]
 
 
 def run_name(path: Path) -> str:
     """A one-run file's run id: its name without the log suffixes."""
     name = path.name
-    for suffix in (".jsonl", ".json", ".traj"):
+    for suffix in LOG_SUFFIXES:
         name = name.removesuffix(suffix)
     return name
-
-
-def corpus(inputs: Iterable[str]) -> Iterator[Path]:
-    """The files of ``DIR|GLOB|FILE...``: a folder's log files (recursively), a glob's
-    matches, a file itself; each group sorted, duplicates once."""
-    seen: set[str] = set()
-    for text in inputs:
-        path = Path(text)
-        if path.is_dir():
-            found: Iterable[Path] = sorted(
-                Path(root) / name
-                for root, _, names in os.walk(path)
-                for name in names
-                if name.endswith(LOG_SUFFIXES)
-            )
-        elif glob.has_magic(text):
-            found = sorted(Path(p) for p in glob.glob(text, recursive=True) if Path(p).is_file())
-        else:
-            found = [path]
-        for file in found:
-            if str(file) not in seen:
-                seen.add(str(file))
-                yield file
 
 
 @dataclass
@@ -227,17 +202,30 @@ def replay_file(task: FileTask) -> FileResult:
     collectors = [_Collector(path) for _ in ladders]
     reader = LogReader(path, task.format)
     notices = 0
+    skipped: list[FileProblem] = []  # checks the engine could not run: never a quiet pass
+
+    def collect(entry: Entry, collector: _Collector) -> None:
+        collector.add(entry)
+        if isinstance(entry, SkippedCheck) and collector is collectors[0]:
+            skipped.append(FileProblem(str(path), entry.line, entry.describe()))
+
     try:
         for event in reader:
             notices += isinstance(event, Notice)
             for driver, collector in zip(drivers, collectors, strict=True):
                 for entry in driver.feed(event):
-                    collector.add(entry)
+                    collect(entry, collector)
         for driver, collector in zip(drivers, collectors, strict=True):
             for entry in driver.finish():
-                collector.add(entry)
-    except LogError as error:
-        problem = FileProblem(str(path), error.line, error.detail)
+                collect(entry, collector)
+    except (LogError, MemoryError, RecursionError) as error:
+        # a file too large for the memory given is a problem of that file, never a fleet
+        # without a report (the reader names the line where it can: LogError)
+        problem = (
+            FileProblem(str(path), error.line, error.detail)
+            if isinstance(error, LogError)
+            else FileProblem(str(path), 0, f"could not be replayed ({type(error).__name__})")
+        )
         for driver, collector in zip(drivers, collectors, strict=True):
             if collector.many:  # the last run was read whole: the problem is in the next
                 for entry in driver.finish():
@@ -247,6 +235,6 @@ def replay_file(task: FileTask) -> FileResult:
         for done in kept:
             for run in done:
                 run.format = reader.format
-        return FileResult(str(path), reader.format, kept, (problem,), notices)
+        return FileResult(str(path), reader.format, kept, (*skipped, problem), notices)
     runs = tuple(tuple(c.finish(reader.format)) for c in collectors)
-    return FileResult(str(path), reader.format, runs, (), notices)
+    return FileResult(str(path), reader.format, runs, tuple(skipped), notices)

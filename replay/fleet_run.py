@@ -1,6 +1,6 @@
 """``doomloop-kit replay DIR|GLOB|FILE...``: a fleet replay from the command line.
 
-Lists the corpus (:func:`~.fleet.corpus`), maps
+Lists the corpus (:func:`~.corpus.list_corpus`), maps
 :func:`~.fleet.replay_file` over it with the chosen executor
 (:mod:`.executors`), adds the results up in corpus order
 (:class:`~.fleet_report.FleetTotals`) and prints the summary (and the sweep
@@ -17,18 +17,22 @@ from __future__ import annotations
 
 import argparse
 import glob
+import os
 import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TextIO
 
+from doomloop_kit.conformance.terminal import say
 from doomloop_kit.jsvalue import wire
+from doomloop_kit.vectorset import writing
 from doomloop_kit.vectorset.progress import Progress
 from doomloop_kit.vectorset.writing import OutputStream
 
 from . import examples
-from .executors import dask_map, local_map
-from .fleet import FileResult, FileTask, corpus, replay_file
+from .corpus import list_corpus
+from .executors import dask_map, local_map, usable_jobs
+from .fleet import FileResult, FileTask, replay_file
 from .fleet_report import (
     FleetTotals,
     LadderTotals,
@@ -37,7 +41,7 @@ from .fleet_report import (
     print_sweep,
     run_json,
 )
-from .options import OptionError, ReplayOptions
+from .options import OptionError, ReplayOptions, replay_inputs
 from .outcomes import Outcomes, load
 from .report import dumps
 from .sweep import ladders, parse_grid
@@ -45,11 +49,22 @@ from .sweep import ladders, parse_grid
 EXIT_OK, EXIT_UNUSABLE = 0, 2
 
 
-def _results(args: argparse.Namespace, tasks: Iterator[FileTask]) -> Iterator[FileResult]:
-    jobs = args.jobs or 1
+def _results(
+    args: argparse.Namespace, tasks: Iterator[FileTask], files: int
+) -> Iterator[FileResult]:
+    jobs = usable_jobs(args.jobs or 1, files)
     if args.dask:
         return dask_map(replay_file, tasks, args.dask, jobs)
     return local_map(replay_file, tasks, jobs)
+
+
+def _identity(path: Path) -> tuple[int, int] | None:
+    """(device, inode) of a file, None when it cannot be found: which names are one file."""
+    try:
+        found = os.stat(path)
+    except (OSError, ValueError):
+        return None
+    return (found.st_dev, found.st_ino)
 
 
 def run_fleet(args: argparse.Namespace, options: ReplayOptions, out: TextIO) -> int:
@@ -60,11 +75,17 @@ def run_fleet(args: argparse.Namespace, options: ReplayOptions, out: TextIO) -> 
     for ladder in grid:
         options.with_ladder(ladder).config()  # an unusable ladder fails before any work
     outcomes = load(args.outcomes) if args.outcomes else Outcomes()
-    inputs = (str(examples.resolve(path)) for path in args.log)
-    labels = Path(args.outcomes).resolve() if args.outcomes else None
-    files = [file for file in corpus(inputs) if file.resolve() != labels]
+    listing = list_corpus(str(examples.resolve(path)) for path in args.log)
+    labels = _identity(args.outcomes) if args.outcomes else None
+    files = [file for file in listing.files if labels is None or _identity(file) != labels]
     if not files:
-        raise OptionError(f"no log files in {' '.join(str(p) for p in args.log)}")
+        why = "".join(f"; {p.path}: {p.message}" for p in listing.problems)
+        raise OptionError(f"no log files in {' '.join(str(p) for p in args.log)}{why}")
+    outputs = (("--json", args.json), ("--html", args.html))
+    writing.check_outputs(  # before anything is written: no output into the corpus
+        [(option, path) for option, path in outputs if path is not None],
+        [*replay_inputs(args), *(writing.Input(file) for file in files)],
+    )
     totals = FleetTotals([LadderTotals({}), *(LadderTotals(ladder) for ladder in grid)], outcomes)
     tasks = (FileTask(str(file), options, ({}, *grid), args.format) for file in files)
     report = OutputStream(args.json) if args.json else None
@@ -87,26 +108,34 @@ def run_fleet(args: argparse.Namespace, options: ReplayOptions, out: TextIO) -> 
                 "sweep": args.sweep,
             }
             report.write(dumps(header) + "\n")
-        for result in _results(args, tasks):
+
+        def problem(file: str, line: int | None, message: str) -> None:
+            """One problem: named on stderr, a line of the report, counted."""
+            where = file if line is None else f"{file}:{line}"
+            with progress.above():
+                say(f"doomloop-kit replay: {where}: {message}")
+            if report is not None:
+                data = {"type": "problem", "file": file, "line": line, "message": message}
+                report.write(dumps(data) + "\n")
+
+        for unlisted in listing.problems:  # what the listing met: never a silent gap
+            status = EXIT_UNUSABLE
+            totals.problems += 1
+            problem(unlisted.path, None, unlisted.message)
+        for result in _results(args, tasks, len(files)):
             rounds += sum(run.rounds for run in result.runs[0])
             progress.advance(status=f"{rounds} rounds")
             for run, group in totals.add(result):
                 if report is not None:
                     report.write(dumps(run_json(run, group)) + "\n")
-            for problem in result.problems:
+            for found in result.problems:
                 status = EXIT_UNUSABLE
-                where = f"{problem.file}:{problem.line}"
-                with progress.above():
-                    print(f"doomloop-kit replay: {where}: {problem.message}", file=sys.stderr)
-                if report is not None:
-                    data = {"type": "problem", "file": problem.file, "line": problem.line}
-                    report.write(dumps({**data, "message": problem.message}) + "\n")
+                problem(found.file, found.line, found.message)
         progress.close()
         for line, run_id in outcomes.unknown():
-            print(
+            say(
                 f"doomloop-kit replay: {outcomes.path}:{line}: a label for run {run_id!r}, "
-                "which the corpus does not hold",
-                file=sys.stderr,
+                "which the corpus does not hold"
             )
             if report is not None:
                 data = {"type": "unknown-label", "file": outcomes.path, "line": line}

@@ -15,11 +15,13 @@ with its file and line; a label that cannot be read is an error.
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final
+
+from doomloop_kit.jsvalue import jsjson
+from doomloop_kit.vectorset import reading
 
 from .options import OptionError
 
@@ -68,19 +70,19 @@ class Outcomes:
 def load(path: Path) -> Outcomes:
     """Read a label file; :class:`OptionError` naming the file and line when it cannot be."""
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as error:
-        raise OptionError(f"--outcomes {path}: cannot read: {error}") from None
+        text = reading.read_text(path, regular=False)
+    except reading.InputError as error:
+        raise OptionError(f"--outcomes {error}") from None
     outcomes = Outcomes(str(path))
     try:
-        whole = json.loads(text)
+        whole = jsjson.loads(text)
     except ValueError:
         whole = None
     if isinstance(whole, dict):
         for number, line in enumerate(_lines(text), 1):
             found = _KEY.match(line)
             if found:
-                outcomes.lines.setdefault(json.loads(found.group(1)), number)
+                outcomes.lines.setdefault(str(jsjson.loads(found.group(1))), number)
         for run_id, label in whole.items():
             _add(outcomes, run_id, label, outcomes.lines.get(run_id, 1))
         return outcomes
@@ -88,9 +90,9 @@ def load(path: Path) -> Outcomes:
         if not line.strip():
             continue
         try:
-            record = json.loads(line)
+            record = jsjson.loads(line)
         except ValueError as error:
-            raise OptionError(f"{path}:{number}: not JSON: {error}") from None
+            raise OptionError(f"--outcomes {path}:{number}: {jsjson.problem(error)}") from None
         if not isinstance(record, dict) or not isinstance(record.get("id"), str):
             raise OptionError(f"{path}:{number}: a label line needs a string `id`")
         outcomes.lines[record["id"]] = number

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from doomloop_kit.jsvalue import wire
+from doomloop_kit.jsvalue.utf16 import escape_lone_surrogates
 from doomloop_kit.reference import ResolvedConfig, Verdict
 from doomloop_kit.vectorset.writing import OutputStream
 
@@ -23,6 +24,7 @@ from .driver import (
     ResumeResult,
     RoundResult,
     ServerResult,
+    SkippedCheck,
     TextResult,
 )
 from .events import Notice
@@ -113,6 +115,14 @@ def entry_json(entry: Entry) -> dict[str, Any]:
         return data
     if isinstance(entry, StreakResult):
         return streak_json(entry)
+    if isinstance(entry, SkippedCheck):
+        return {
+            "type": "skipped",
+            "check": entry.check,
+            "line": entry.line,
+            "afterRound": entry.after_round,
+            "reason": entry.reason,
+        }
     assert isinstance(entry, Notice)
     return {"type": "notice", "line": entry.line, "message": entry.message}
 
@@ -133,7 +143,8 @@ def streak_json(streak: StreakResult) -> dict[str, Any]:
 
 
 def dumps(data: object) -> str:
-    return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+    """A report line: UTF-8 JSON, a lone surrogate (which UTF-8 cannot hold) escaped."""
+    return escape_lone_surrogates(json.dumps(data, ensure_ascii=False, separators=(",", ":")))
 
 
 class JsonReport:

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 from doomloop_kit.reference import RUNGS
 
-from .driver import EngineResult, Entry, RoundResult, ServerResult, TextResult
+from .driver import EngineResult, Entry, RoundResult, ServerResult, SkippedCheck, TextResult
 from .results import StreakResult
 
 
@@ -42,8 +42,13 @@ class Summary:
     """Closed streaks by what their results say: identical, changed, unknown."""
     engine: dict[str, int] = field(default_factory=dict)
     """``--engine``: steer injections, escalations, halts."""
+    skipped: list[SkippedCheck] = field(default_factory=list)
+    """The checks the engine could not run: the replay is incomplete."""
 
     def add(self, entry: Entry) -> None:
+        if isinstance(entry, SkippedCheck):
+            self.skipped.append(entry)
+            return
         if isinstance(entry, StreakResult):
             self.streaks[entry.results] = self.streaks.get(entry.results, 0) + 1
             return
@@ -71,6 +76,7 @@ class Summary:
         return [(rung, self.first.get(rung)) for rung in RUNGS]
 
     def to_json(self) -> dict[str, object]:
+        skipped = {"skippedChecks": len(self.skipped)} if self.skipped else {}
         return {
             "rounds": self.rounds,
             "calls": self.calls,
@@ -79,4 +85,5 @@ class Summary:
             "firstFired": {rung: where for rung, where in self.firsts() if where is not None},
             "streaks": {kind: self.streaks.get(kind, 0) for kind in STREAK_KINDS},
             "engine": dict(sorted(self.engine.items())),
+            **skipped,  # only when the engine skipped a check: the replay is incomplete
         }

@@ -22,6 +22,7 @@ from .driver import (
     ResumeResult,
     RoundResult,
     ServerResult,
+    SkippedCheck,
     TextResult,
 )
 from .events import Notice
@@ -95,6 +96,8 @@ class Timeline:
             return
         if isinstance(entry, Notice):
             print(f"warning: line {entry.line}: {entry.message}", file=self.out)
+        elif isinstance(entry, SkippedCheck):
+            print(f"skipped: line {entry.line}: {entry.describe()}", file=self.out)
         elif isinstance(entry, ConversationResult):
             self.stopped = False
             outcome = "" if entry.outcome is None else f", outcome {entry.outcome}"
@@ -189,3 +192,10 @@ class Timeline:
         if s.streaks:
             kinds = ", ".join(f"{s.streaks[k]} {k}" for k in STREAK_KINDS if k in s.streaks)
             print(f"streaks by their results: {kinds}", file=self.out)
+        if s.skipped:
+            noun = "check" if len(s.skipped) == 1 else "checks"
+            print(
+                f"incomplete: {len(s.skipped)} {noun} skipped (the engine could not run "
+                f"{'it' if len(s.skipped) == 1 else 'them'}); what fired may be missing",
+                file=self.out,
+            )

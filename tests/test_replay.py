@@ -416,9 +416,13 @@ def test_arguments_too_deep_to_read_are_left_unchecked(tmp_path: Path) -> None:
     )
     _, _, _, objects = replay(tmp_path, log)
     assert actions(objects) == [["skipped"]]
-    log.write_text('{"kind": "user"}\n' + deep + "\n")
+    log.write_text('{"kind": "user"}\n' + deep + "\n")  # read (as JS reads it), not a record
     status, _, stderr, _ = replay(tmp_path, log)
-    assert status == 2 and f"{log}:2: a value nested too deeply" in stderr
+    assert status == 2 and f"{log}:2: a record in" in stderr
+    deeper = "[" * 10_001 + "]" * 10_001  # past the bound every input has (PROT-45)
+    log.write_text('{"kind": "user"}\n' + deeper + "\n")
+    status, _, stderr, _ = replay(tmp_path, log)
+    assert status == 2 and f"{log}:2: nested deeper than 10,000 levels" in stderr
 
 
 def test_non_function_tool_calls_are_left_out_with_a_warning(tmp_path: Path) -> None:

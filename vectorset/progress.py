@@ -47,7 +47,7 @@ class Stream(Protocol):
     def flush(self) -> object: ...
 
 
-def shown(mode: str, stream: TextIO | Stream) -> bool:
+def draws_bar(mode: str, stream: TextIO | Stream) -> bool:
     """Whether a bar is drawn on ``stream`` in ``mode`` (:data:`MODES`)."""
     if mode == "bar":
         return True
@@ -74,7 +74,7 @@ class Progress:
         being a terminal decides ``auto`` (default ``stream``): a writer that wraps the
         real stream passes the real one here."""
         stream = sys.stderr if stream is None else stream
-        self.on = shown(mode, shown_on if shown_on is not None else stream)
+        self.on = draws_bar(mode, shown_on if shown_on is not None else stream)
         self._bar: Any = None  # a tqdm (tqdm ships no type information)
         if self.on:
             tqdm.monitor_interval = 0  # no monitor thread: signals stay with the main thread

@@ -135,3 +135,13 @@ def profile_path(name: str) -> Path:
             return path
     known = ", ".join(profile_names()) or "none"
     raise MissingResource(f"the kit ships no profile {name!r} (shipped profiles: {known})")
+
+
+def profile_or_path(path: Path) -> Path:
+    """The file ``--expected-failures`` names: ``profile:NAME`` is a profile the kit
+    ships (:func:`profile_path`, :class:`MissingResource` when there is none), anything
+    else the path itself."""
+    name = str(path)
+    if not name.startswith(PROFILE_PREFIX):
+        return path
+    return profile_path(name.removeprefix(PROFILE_PREFIX))
