@@ -18,7 +18,6 @@ from __future__ import annotations
 import argparse
 import glob
 import os
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TextIO
