@@ -4,7 +4,8 @@ Prints the timeline (:mod:`.timeline`); ``--json FILE`` writes the
 JSON-lines report (:mod:`.report`), ``--html FILE`` the page with the plot
 (:mod:`.page`), ``--sweep GRID`` replays under a grid of ladders
 (:mod:`.sweep`), ``--port COMMAND`` replays through a port's harness as well
-(:mod:`.port`). Exit status: 0 done, 1 the port differs, 2 unusable input.
+(:mod:`.port`). Exit status: 0 done, 1 the port differs, 2 unusable input (a log
+that cannot be read, or records of it left out: the rest is still replayed).
 """
 
 from __future__ import annotations
@@ -21,8 +22,10 @@ from doomloop_kit.vectorset import writing
 from . import examples
 from . import options as replay_options
 from .driver import Entry, replay
+from .events import Skipped
 from .jsonstream import LogError
 from .options import OptionError, ReplayOptions, options_from_args
+from .problems import ProblemLines
 from .readers import FORMATS, LogReader
 from .report import JsonReport
 from .session import Session
@@ -120,6 +123,7 @@ def replay_log(args: argparse.Namespace, options: ReplayOptions, out: TextIO) ->
     timeline = Timeline(out, quiet=args.quiet, engine=options.engine)
     timeline.header(str(args.log), config.ladder)
     sinks: list[_Sink] = []
+    problems = ProblemLines(sys.stderr, "records left out")
     try:
         if args.json is not None:
             sinks.append(JsonReport(args.json, args.log, config))
@@ -130,18 +134,22 @@ def replay_log(args: argparse.Namespace, options: ReplayOptions, out: TextIO) ->
             timeline.add(entry)
             for sink in sinks:
                 sink.add(entry)
+            if isinstance(entry, Skipped):
+                problems.add(f"{args.log}:{entry.line}", entry.message)
         for sink in sinks:
             sink.close(reader.format)
     except BaseException:
         for sink in sinks:
             sink.abort()
         raise
+    problems.close()
     timeline.footer(reader.format)
     if args.port:
         from .port import compare_with_port  # the harness machinery only when asked for
 
-        return compare_with_port(args, options, session, out)
-    return EXIT_OK
+        status = compare_with_port(args, options, session, out)
+        return status if status != EXIT_OK or not problems.count else EXIT_UNUSABLE
+    return EXIT_UNUSABLE if problems.count else EXIT_OK
 
 
 def run_with(args: argparse.Namespace, out: TextIO) -> int:

@@ -3,7 +3,9 @@
 The numbers a user needs to choose a ladder (the sweep prints one row of them
 per ladder). Positions are round numbers; a text check of a response without
 calls is ``<n>t`` and a server check ``<n>s``, ``n`` being the last round
-before it.
+before it; in a sub-agent's conversation (its own rounds) the position is
+prefixed with its name, ``agent-a93ccab:4``. What the log held besides
+(sub-agents, warnings, records left out) is counted too.
 """
 
 from __future__ import annotations
@@ -12,7 +14,8 @@ from dataclasses import dataclass, field
 
 from doomloop_kit.reference import RUNGS
 
-from .driver import EngineResult, Entry, RoundResult, ServerResult, TextResult
+from .driver import EngineResult, Entry, RoundResult, ServerResult, TextResult, ThreadResult
+from .events import Notice, Skipped
 from .results import StreakResult
 
 
@@ -42,8 +45,21 @@ class Summary:
     """Closed streaks by what their results say: identical, changed, unknown."""
     engine: dict[str, int] = field(default_factory=dict)
     """``--engine``: steer injections, escalations, halts."""
+    sub_agents: int = 0
+    notices: int = 0
+    skipped: int = 0
+    """Records left out (problems)."""
+    thread: str | None = None
 
     def add(self, entry: Entry) -> None:
+        if isinstance(entry, ThreadResult):
+            self.thread = entry.name
+            self.sub_agents += entry.first and entry.name is not None
+            return
+        if isinstance(entry, Notice | Skipped):
+            self.notices += isinstance(entry, Notice)
+            self.skipped += isinstance(entry, Skipped)
+            return
         if isinstance(entry, StreakResult):
             self.streaks[entry.results] = self.streaks.get(entry.results, 0) + 1
             return
@@ -63,8 +79,9 @@ class Summary:
             actions = [] if entry.verdict is None else [entry.verdict.action]
         else:
             return
+        where = position(entry) if self.thread is None else f"{self.thread}:{position(entry)}"
         for action in actions:
-            self.first.setdefault(action, position(entry))
+            self.first.setdefault(action, where)
 
     def firsts(self) -> list[tuple[str, str | None]]:
         """Every rung in ladder order with the position where it first fired (or None)."""
@@ -79,4 +96,7 @@ class Summary:
             "firstFired": {rung: where for rung, where in self.firsts() if where is not None},
             "streaks": {kind: self.streaks.get(kind, 0) for kind in STREAK_KINDS},
             "engine": dict(sorted(self.engine.items())),
+            "subAgents": self.sub_agents,
+            "notices": self.notices,
+            "skipped": self.skipped,
         }

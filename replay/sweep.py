@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import TextIO
 
 from doomloop_kit.reference import RUNGS
+from doomloop_kit.reference.messages import warning_data
 
 from .driver import replay
 from .options import OptionError, ReplayOptions
@@ -33,7 +34,7 @@ class SweepRow:
     effective: Mapping[str, object]
     """All five rungs as resolved."""
     summary: Summary
-    warnings: tuple[str, ...]
+    dead: tuple[tuple[str, str], ...]
 
 
 def parse_values(rung: str, text: str) -> list[int | bool]:
@@ -90,6 +91,17 @@ def ladders(grid: Mapping[str, list[int | bool]]) -> Iterator[dict[str, int | bo
         yield dict(zip(grid, combination, strict=True))
 
 
+def dead_rungs(options: ReplayOptions) -> list[tuple[str, str]]:
+    """(rung, the stronger rung that wins first) for each rung the ladder leaves dead
+    (LAD-03: the strongest crossed rung is applied; CFG-36 warns of it)."""
+    found = []
+    for message in options.warnings():
+        data = warning_data(message)
+        if data.get("code") == "dead-rung":
+            found.append((data["rung"], data["shadowedBy"]))
+    return found
+
+
 def sweep(
     reader_of: type[LogReader], args: argparse.Namespace, options: ReplayOptions, grid_text: str
 ) -> Iterator[SweepRow]:
@@ -100,7 +112,8 @@ def sweep(
         summary = Summary()
         for entry in replay(reader_of(args.log, args.format), ladder_options):
             summary.add(entry)
-        yield SweepRow(ladder, config.ladder.to_json(), summary, tuple(ladder_options.warnings()))
+        dead = tuple(dead_rungs(ladder_options))
+        yield SweepRow(ladder, config.ladder.to_json(), summary, dead)
 
 
 def run_sweep(args: argparse.Namespace, options: ReplayOptions, out: TextIO) -> int:
@@ -130,6 +143,6 @@ def run_sweep(args: argparse.Namespace, options: ReplayOptions, out: TextIO) -> 
             cells.append(firsts[rung] or ("-" if enabled else "off"))
         cells.append(str(row.summary.blocked))
         line = "  ".join(c.rjust(w) for c, w in zip(cells, widths, strict=True))
-        dead = [w for w in row.warnings if "can never fire" in w]
-        print(line + ("  (dead rung)" if dead else ""), file=out)
+        dead = ", ".join(f"{rung} ({by} wins)" for rung, by in row.dead)
+        print(line + (f"  (dead rung: {dead})" if dead else ""), file=out)
     return 0

@@ -4,7 +4,10 @@ A round line: ``R<n>``, the log line, each call as ``tool:streak`` (``!``
 not executed: block or stop; ``=`` in-round duplicate sharing the first
 call's decision; ``~`` malformed arguments; ``tool:-`` exempt; ``tool:?``
 skipped), the action the engine takes, and the strongest verdict's message
-shortened. Consecutive equal calls are written once with ``xk``.
+shortened. Consecutive equal calls are written once with ``xk``. A line
+marks where the replay moves to a sub-agent's conversation, or back; warnings
+and records left out are printed where they occur, and counted in the footer
+(which ``--quiet`` keeps).
 """
 
 from __future__ import annotations
@@ -23,8 +26,9 @@ from .driver import (
     RoundResult,
     ServerResult,
     TextResult,
+    ThreadResult,
 )
-from .events import Notice
+from .events import Notice, Skipped
 from .results import StreakResult
 from .summary import STREAK_KINDS, Summary, position
 
@@ -74,6 +78,7 @@ class Timeline:
         self.engine = engine
         self.summary = Summary()
         self.stopped = False
+        self.thread: str | None = None
 
     def header(self, log: str, ladder: Ladder) -> None:
         print(f"replay of {log}; ladder: {ladder_text(ladder)}", file=self.out)
@@ -95,6 +100,10 @@ class Timeline:
             return
         if isinstance(entry, Notice):
             print(f"warning: line {entry.line}: {entry.message}", file=self.out)
+        elif isinstance(entry, Skipped):
+            print(f"problem: line {entry.line}: {entry.message}", file=self.out)
+        elif isinstance(entry, ThreadResult):
+            self._thread(entry)
         elif isinstance(entry, ConversationResult):
             self.stopped = False
             outcome = "" if entry.outcome is None else f", outcome {entry.outcome}"
@@ -151,6 +160,24 @@ class Timeline:
             )
             self._halt(entry.action)
 
+    def _thread(self, entry: ThreadResult) -> None:
+        if entry.name == self.thread:
+            return
+        self.thread = entry.name
+        at = f"line {entry.line}: " if entry.line else "end: "
+        if entry.name is None:
+            print(f"-- {at}back to the session --", file=self.out)
+            return
+        if not entry.first:
+            print(f"-- {at}back to sub-agent {entry.name} --", file=self.out)
+            return
+        source = ", from its progress lines (calls, no text)" if entry.mirror else ""
+        session = f" of session {entry.session}" if entry.session else ""
+        print(
+            f"== {at}sub-agent {entry.name}{session}{source}: its own monitor, rounds from 1 ==",
+            file=self.out,
+        )
+
     def _engine(self, entry: EngineResult) -> None:
         if entry.kind == "halt":
             sealed = f", {entry.count} calls sealed" if entry.count else ""
@@ -189,3 +216,13 @@ class Timeline:
         if s.streaks:
             kinds = ", ".join(f"{s.streaks[k]} {k}" for k in STREAK_KINDS if k in s.streaks)
             print(f"streaks by their results: {kinds}", file=self.out)
+        if s.sub_agents:
+            print(
+                f"sub-agents: {s.sub_agents}, each replayed with its own monitor "
+                "(the counts above include them)",
+                file=self.out,
+            )
+        if s.notices:
+            print(f"warnings: {s.notices} (the notices of the log)", file=self.out)
+        if s.skipped:
+            print(f"problems: {s.skipped} records left out (not read as calls)", file=self.out)
