@@ -6,20 +6,23 @@ Lists the corpus (:func:`~.fleet.corpus`), maps
 (:class:`~.fleet_report.FleetTotals`) and prints the summary (and the sweep
 table with ``--sweep``). ``--json FILE`` writes the JSON lines as they come
 (a ``fleet`` header, one ``run`` per run, a ``problem`` per file or run
-that could not be replayed, an ``unknown-label`` per label naming no run,
-one ``ladder`` per ladder of a sweep, the ``summary`` last); ``--html FILE``
-the page. Both are published only when the whole corpus is done (a failed
-or interrupted replay leaves no half-written file). Exit status 0, or 2
-when some input could not be used (the report still covers the rest).
+that could not be replayed and per record left out, an ``unknown-label`` per
+label naming no run, one ``ladder`` per ladder of a sweep, the ``summary``
+last); ``--html FILE`` the page (:mod:`.fleet_page`). Both are published only
+when the whole corpus is done (a failed or interrupted replay leaves no
+half-written file). Exit status 0, or 2 when some input could not be used
+(a file, a record, or an outcomes file none of whose labels names a run):
+the report still covers the rest.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import glob
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from pathlib import Path
 from typing import TextIO
 
@@ -29,18 +32,22 @@ from doomloop_kit.vectorset.writing import OutputStream
 from . import examples
 from .executors import dask_map, local_map
 from .fleet import FileResult, FileTask, corpus, replay_file
+from .fleet_page import FleetPage
 from .fleet_report import (
     FleetTotals,
     LadderTotals,
-    page,
+    Row,
+    labels_line,
     print_summary,
     print_sweep,
+    problem_json,
     run_json,
 )
 from .options import OptionError, ReplayOptions
 from .outcomes import Outcomes, load
+from .problems import ProblemLines
 from .report import dumps
-from .sweep import ladders, parse_grid
+from .sweep import dead_rungs, ladders, parse_grid
 
 EXIT_OK, EXIT_UNUSABLE = 0, 2
 
@@ -69,13 +76,20 @@ class Progress:
         )
         self.stream.flush()
 
+    def interrupt(self) -> None:
+        """A line of its own for what is printed next (the bar goes on below it)."""
+        if self.shown and self.done:
+            self.stream.write("\n")
+
     def close(self) -> None:
         if self.shown:
             self.stream.write("\n")
             self.stream.flush()
 
 
-def _results(args: argparse.Namespace, tasks: Iterator[FileTask]) -> Iterator[FileResult]:
+def _results(
+    args: argparse.Namespace, tasks: Iterator[FileTask]
+) -> Generator[FileResult, None, None]:
     jobs = args.jobs or 1
     if args.dask:
         return dask_map(replay_file, tasks, args.dask, jobs)
@@ -95,17 +109,30 @@ def run_fleet(args: argparse.Namespace, options: ReplayOptions, out: TextIO) -> 
     files = [file for file in corpus(inputs) if file.resolve() != labels]
     if not files:
         raise OptionError(f"no log files in {' '.join(str(p) for p in args.log)}")
-    totals = FleetTotals([LadderTotals({}), *(LadderTotals(ladder) for ladder in grid)], outcomes)
-    tasks = (FileTask(str(file), options, ({}, *grid), args.format) for file in files)
+    rows = [LadderTotals({}, dead_rungs(options))]
+    rows += [LadderTotals(ladder, dead_rungs(options.with_ladder(ladder))) for ladder in grid]
+    totals = FleetTotals(rows, outcomes)
+    detail = args.html is not None
+    tasks = (FileTask(str(file), options, ({}, *grid), args.format, detail) for file in files)
     report = OutputStream(args.json) if args.json else None
     try:
-        html_file = OutputStream(args.html) if args.html else None
+        html_file = (
+            FleetPage(args.html, f"Fleet replay of {len(files)} files") if args.html else None
+        )
     except OSError:
         if report is not None:
             report.abort()
         raise
     progress = Progress(len(files), args.progress, sys.stderr)
-    status = EXIT_OK
+    problems = ProblemLines(sys.stderr)
+
+    def write(found: list[Row]) -> None:
+        for run, group in found:
+            if report is not None:
+                report.write(dumps(run_json(run, group)) + "\n")
+            if html_file is not None:
+                html_file.add(run, group)
+
     try:
         if report is not None:
             header = {
@@ -116,35 +143,36 @@ def run_fleet(args: argparse.Namespace, options: ReplayOptions, out: TextIO) -> 
                 "sweep": args.sweep,
             }
             report.write(dumps(header) + "\n")
-        for result in _results(args, tasks):
-            progress.step(result)
-            for run, group in totals.add(result):
-                if report is not None:
-                    report.write(dumps(run_json(run, group)) + "\n")
-            for problem in result.problems:
-                status = EXIT_UNUSABLE
-                where = f"{problem.file}:{problem.line}"
-                print(f"\ndoomloop-kit replay: {where}: {problem.message}", file=sys.stderr)
-                if report is not None:
-                    data = {"type": "problem", "file": problem.file, "line": problem.line}
-                    report.write(dumps({**data, "message": problem.message}) + "\n")
+        # closed however the loop ends, so that the workers stop before the command ends
+        with contextlib.closing(_results(args, tasks)) as results:
+            for result in results:
+                progress.step(result)
+                write(totals.add(result))
+                for problem in result.problems:
+                    if problems.count < problems.shown:
+                        progress.interrupt()
+                    problems.add(f"{problem.file}:{problem.line}", problem.message)
+                    if report is not None:
+                        report.write(dumps(problem_json(problem)) + "\n")
+        write(totals.finish())
         progress.close()
+        problems.close()
+        unknown = ProblemLines(sys.stderr, "labels that name no run")
         for line, run_id in outcomes.unknown():
-            print(
-                f"doomloop-kit replay: {outcomes.path}:{line}: a label for run {run_id!r}, "
-                "which the corpus does not hold",
-                file=sys.stderr,
+            unknown.add(
+                f"{outcomes.path}:{line}",
+                f"a label for run {run_id!r}, which the corpus does not hold",
             )
             if report is not None:
                 data = {"type": "unknown-label", "file": outcomes.path, "line": line}
                 report.write(dumps({**data, "id": run_id}) + "\n")
+        unknown.close()
         if report is not None:
             for row in totals.ladders[1:]:
                 report.write(dumps(row.to_json()) + "\n")
             report.write(dumps(totals.summary_json()) + "\n")
         if html_file is not None:
-            html_file.write(page(totals, f"Fleet replay of {len(files)} files"))
-            html_file.commit()
+            html_file.close(totals, options, args)
         if report is not None:
             report.commit()
     except BaseException:
@@ -155,7 +183,11 @@ def run_fleet(args: argparse.Namespace, options: ReplayOptions, out: TextIO) -> 
     print_summary(totals, out)
     if grid:
         print_sweep(totals, out)
-    return status
+    no_label_matched = bool(outcomes.labels) and not outcomes.matched
+    if no_label_matched:
+        print(f"doomloop-kit replay: {labels_line(totals)}", file=sys.stderr)
+    unusable = problems.count or no_label_matched
+    return EXIT_UNUSABLE if unusable else EXIT_OK
 
 
 def fleet_wanted(args: argparse.Namespace) -> bool:
