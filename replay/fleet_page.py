@@ -37,6 +37,7 @@ from doomloop_kit.vectorset.writing import OutputStream
 from . import charts
 from .fleet import RunSummary
 from .fleet_report import (
+    VERDICT_NAMES,
     VERDICTS,
     FleetTotals,
     GroupTotals,
@@ -221,11 +222,11 @@ def _verdicts(
         )
         for kind in VERDICTS:
             cells = (_cell(c.reached_by[kind][rung], c.runs) for c in columns.values())
-            rows.append([f"  by a {'call' if kind == 'calls' else 'text'} verdict", *cells])
+            rows.append([f"  by {VERDICT_NAMES[kind]}", *cells])
     rows.append(["interfered (>=steer)", *(_cell(c.interfered, c.runs) for c in columns.values())])
     for kind in VERDICTS:
         cells = (_cell(c.interfered_by[kind], c.runs) for c in columns.values())
-        rows.append([f"  by a {'call' if kind == 'calls' else 'text'} verdict", *cells])
+        rows.append([f"  by {VERDICT_NAMES[kind]}", *cells])
     rows.append(["calls not executed", *(str(c.not_executed) for c in columns.values())])
     for kind in STREAK_KINDS:
         cells = (f"{c.streaks[kind]} ({c.fired_streaks[kind]} fired)" for c in columns.values())
@@ -247,9 +248,7 @@ def _verdicts(
             "Runs reaching each rung, by the kind of verdict (all runs)",
             list(RUNGS),
             {
-                f"by a {'call' if kind == 'calls' else 'text'} verdict": [
-                    float(everyone.reached_by[kind][r]) for r in RUNGS
-                ]
+                f"by {VERDICT_NAMES[kind]}": [float(everyone.reached_by[kind][r]) for r in RUNGS]
                 for kind in VERDICTS
             },
             charts.VERDICT_COLOURS,

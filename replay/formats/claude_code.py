@@ -36,9 +36,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Final
 
-from ..events import Call, Event, Response, Skipped, Thread
+from ..events import Call, Event, Skipped, Thread
 from ..jsonstream import Located
-from .common import Context, string, text_of
+from .common import Assembly, Context, string, text_of
 
 MESSAGE_LINES: Final = frozenset({"assistant", "user"})
 SESSION_BOOKKEEPING: Final = frozenset(
@@ -52,27 +52,19 @@ MAX_SIDECHAIN_LINES: Final = 100_000
 """Sidechain line ids remembered to follow ``parentUuid`` chains (the oldest forgotten)."""
 
 
-class _Message:
+class _Message(Assembly):
     """The response being read in one conversation: the lines of one message id."""
 
-    def __init__(self) -> None:
+    def __init__(self, context: Context) -> None:
+        super().__init__(context)
         self.message_id: object = None
-        self.line = 0
-        self.texts: list[str] = []
-        self.calls: list[Call] = []
-        self.server: list[dict[str, object]] = []
         self.results: list[Event] = []
         """Results seen while the response is still open: given after it."""
 
     def flush(self) -> list[Event]:
         """The response (if one is open) and the results that came with it; then empty."""
-        events: list[Event] = []
-        if self.line:
-            text = "".join(self.texts)
-            events.append(Response(self.line, text, tuple(self.calls), tuple(self.server)))
-        events += self.results
-        self.message_id, self.line = None, 0
-        self.texts, self.calls, self.server, self.results = [], [], [], []
+        events = self.done() + self.results
+        self.message_id, self.results = None, []
         return events
 
 
@@ -163,7 +155,7 @@ class ClaudeCodeReader:
         if not isinstance(message, dict):
             raise self.context.error(line, f"a {self.name} {entry['type']} line without `message`")
         events = self._switch(thread, line, self.session_of(entry), mirror)
-        open_message = self.messages.setdefault(thread, _Message())
+        open_message = self.messages.setdefault(thread, _Message(self.context))
         if entry["type"] == "user":
             return events + self._user(open_message, message, line)
         return events + self._assistant(open_message, message, line)
@@ -193,7 +185,8 @@ class ClaudeCodeReader:
         if open_message.line and (message_id is None or message_id != open_message.message_id):
             events += open_message.flush()
         if not open_message.line:
-            open_message.line, open_message.message_id = line, message_id
+            open_message.at(line)
+            open_message.message_id = message_id
         content = message.get("content")
         open_message.texts.append(text_of(content, frozenset({"text"})))
         for index, block in enumerate(content if isinstance(content, list) else []):
@@ -204,8 +197,7 @@ class ClaudeCodeReader:
                 if not isinstance(name, str):
                     raise self.context.error(line, f"tool_use block {index} has no string `name`")
                 call_id = string(block.get("id"))
-                open_message.calls.append(Call(name, block.get("input"), call_id, parsed=True))
-                self.context.called(call_id)
+                open_message.call(line, Call(name, block.get("input"), call_id, parsed=True))
             elif block.get("type") == "server_tool_use" and isinstance(block.get("name"), str):
                 open_message.server.append({"type": block["name"], "input": block.get("input")})
         return events

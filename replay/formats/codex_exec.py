@@ -29,9 +29,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Final
 
-from ..events import Call, Event, Response, Skipped
+from ..events import Call, Event, Skipped
 from ..jsonstream import Located
-from .common import Context, string
+from .common import Assembly, Context, string
 
 EVENTS: Final = frozenset(
     {
@@ -76,28 +76,9 @@ class CodexExecReader:
 
     def __init__(self, context: Context) -> None:
         self.context = context
-        self.line = 0
-        self.texts: list[str] = []
-        self.calls: list[Call] = []
-        self.server: list[dict[str, object]] = []
+        self.response = Assembly(context)
         self.started: set[str] = set()
         self.plans = 0
-
-    def _flush(self) -> list[Event]:
-        if not self.line:
-            return []
-        response = Response(self.line, "".join(self.texts), tuple(self.calls), tuple(self.server))
-        self.line, self.texts, self.calls, self.server = 0, [], [], []
-        return [response]
-
-    def _open(self, line: int) -> None:
-        if not self.line:
-            self.line = line
-
-    def _called(self, call: Call, line: int) -> None:
-        self._open(line)
-        self.calls.append(call)
-        self.context.called(call.call_id)
 
     def feed(self, record: Located) -> Iterable[Event]:
         event, line = record.value, record.line
@@ -107,7 +88,7 @@ class CodexExecReader:
         if kind not in EVENTS:
             return [Skipped(line, f"a codex-exec event of unknown type {kind!r}: left out")]
         if kind.startswith("turn."):
-            return self._flush()  # a turn's start is the next input; its end closes it
+            return self.response.done()  # a turn's start is the next input; its end closes it
         if not kind.startswith("item."):
             return []
         item = event.get("item")
@@ -122,13 +103,15 @@ class CodexExecReader:
                 return []
             self.plans += 1
             plan_id = f"{item_id}.{self.plans}" if item_id else None
-            self._called(Call("update_plan", {"items": item.get("items")}, plan_id, True), line)
+            self.response.call(
+                line, Call("update_plan", {"items": item.get("items")}, plan_id, True)
+            )
             return []
         if item_type == "web_search":
             seen = item_id is not None and item_id in self.started
             if kind != "item.updated" and not seen:
-                self._open(line)
-                self.server.append({"type": "web_search", "query": item.get("query")})
+                self.response.at(line)
+                self.response.server.append({"type": "web_search", "query": item.get("query")})
                 if item_id is not None and kind == "item.started":
                     self.started.add(item_id)
             if kind == "item.completed":
@@ -136,25 +119,25 @@ class CodexExecReader:
             return []
         if item_type == "agent_message":
             if kind == "item.completed":
-                self._open(line)
+                self.response.at(line)
                 text = item.get("text")
-                self.texts.append(text if isinstance(text, str) else "")
+                self.response.texts.append(text if isinstance(text, str) else "")
             return []
         if item_type in PASSIVE_ITEMS:
             return []
         if item_type not in CALL_ITEMS:
             return [Skipped(line, f"a codex-exec item of unknown type {item_type!r}: left out")]
         if kind == "item.started":
-            self._called(_call(item, item_id), line)
+            self.response.call(line, _call(item, item_id))
             if item_id is not None:
                 self.started.add(item_id)
             return []
         if kind == "item.updated":
             return []
         if item_id is None or item_id not in self.started:
-            self._called(_call(item, item_id), line)  # completed without a start
+            self.response.call(line, _call(item, item_id))  # completed without a start
         self.started.discard(item_id or "")
-        return self._flush() + self.context.answered(item_id, line, _output(item))
+        return self.response.done() + self.context.answered(item_id, line, _output(item))
 
     def end(self) -> Iterable[Event]:
-        return self._flush()
+        return self.response.done()

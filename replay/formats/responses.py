@@ -28,9 +28,9 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Final
 
-from ..events import Call, Event, Response, Skipped
+from ..events import Call, Event, Skipped
 from ..jsonstream import Located
-from .common import Context, string, text_of
+from .common import Assembly, Context, string, text_of
 
 INPUT_ROLES: Final = frozenset({"user", "system", "developer"})
 PASSIVE: Final = frozenset({"reasoning"})
@@ -66,29 +66,11 @@ class ResponsesReader:
 
     def __init__(self, context: Context) -> None:
         self.context = context
-        self.line = 0
-        self.texts: list[str] = []
-        self.calls: list[Call] = []
-        self.server: list[dict[str, object]] = []
+        self.response = Assembly(context)
 
     def flush(self) -> list[Event]:
         """The response read so far (none when no output item came), and a fresh start."""
-        if not self.line:
-            return []
-        response = Response(self.line, "".join(self.texts), tuple(self.calls), tuple(self.server))
-        self.line, self.texts, self.calls, self.server = 0, [], [], []
-        return [response]
-
-    def _output(self, line: int) -> None:
-        if not self.line:
-            self.line = line
-
-    def _call(
-        self, line: int, name: str, arguments: object, call_id: str | None, parsed: bool
-    ) -> None:
-        self._output(line)
-        self.calls.append(Call(name, arguments, call_id, parsed))
-        self.context.called(call_id)
+        return self.response.done()
 
     def client_call(self, item: Mapping[str, object], kind: str, line: int) -> bool:
         """Other formats' own client-call items; the plain API has none."""
@@ -106,8 +88,8 @@ class ResponsesReader:
         if kind == "message":
             role = item.get("role")
             if role == "assistant":
-                self._output(line)
-                self.texts.append(text_of(item.get("content"), TEXT_PARTS))
+                self.response.at(line)
+                self.response.texts.append(text_of(item.get("content"), TEXT_PARTS))
                 return []
             if role in INPUT_ROLES:
                 return self.flush()
@@ -116,7 +98,8 @@ class ResponsesReader:
             name = item.get("name")
             if not isinstance(name, str):
                 raise self.context.error(line, "a function_call item without a string `name`")
-            self._call(line, name, item.get("arguments"), string(item.get("call_id")), False)
+            call = Call(name, item.get("arguments"), string(item.get("call_id")))
+            self.response.call(line, call)
             return []
         if kind.endswith("_output") or kind == "item_reference":
             events = self.flush()
@@ -127,9 +110,9 @@ class ResponsesReader:
             return []
         if ITEM_TYPE.fullmatch(kind) is None:
             return [Skipped(line, f"a {self.name} record of unknown type {kind!r}: left out")]
-        self._output(line)
+        self.response.at(line)
         if kind not in PASSIVE:
-            self.server.append(item)  # the engine computes its identity (ENG-56, ENG-57)
+            self.response.server.append(item)  # the engine computes its identity (ENG-56, ENG-57)
         return []
 
     def end(self) -> Iterable[Event]:
@@ -161,12 +144,12 @@ class CodexReader(ResponsesReader):
     def client_call(self, item: Mapping[str, object], kind: str, line: int) -> bool:
         call_id = string(item.get("call_id")) or string(item.get("id"))
         if kind == "local_shell_call":
-            self._call(line, "local_shell", item.get("action"), call_id, True)
+            self.response.call(line, Call("local_shell", item.get("action"), call_id, True))
             return True
         if kind == "custom_tool_call":
             name = item.get("name")
             if not isinstance(name, str):
                 raise self.context.error(line, "a custom_tool_call item without a string `name`")
-            self._call(line, name, {"input": item.get("input")}, call_id, True)
+            self.response.call(line, Call(name, {"input": item.get("input")}, call_id, True))
             return True
         return False

@@ -105,7 +105,7 @@ class MiniSweAgentReader:
         output = message.get("output")
         for item in output if isinstance(output, list) else []:
             self.responses.item(item, line)
-        self.responses.line = self.responses.line or line  # an empty response is one too
+        self.responses.response.at(line)  # an empty response is one too
         return self.responses.flush()
 
     def _assistant(self, message: Mapping[str, object], line: int) -> list[Event]:
