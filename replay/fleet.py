@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
+from doomloop_kit.reference import Verdict
 from doomloop_kit.reference.ladder import ACTION_STRENGTH
 
 from .driver import (
@@ -147,7 +148,7 @@ class RunSummary:
     """The run's timeline for its drill-down (``--html`` only), as :func:`.page.point` draws it."""
 
     def _applied(
-        self, action: str | None, round: int, kind: str, by: str, line: int, verdict: Any
+        self, action: str | None, round: int, kind: str, by: str, line: int, verdict: Verdict | None
     ) -> None:
         """An action the engine applied, by a ``calls`` or ``text`` verdict."""
         if action not in ACTION_STRENGTH:
@@ -160,8 +161,8 @@ class RunSummary:
                 "round": round,
                 "line": line,
                 "by": by,
-                "streak": getattr(verdict, "streak", None),
-                "message": getattr(verdict, "message", ""),
+                "streak": None if verdict is None else verdict.streak,
+                "message": "" if verdict is None else verdict.message,
             }
         if _stronger(action, self.strongest):
             self.strongest = action
