@@ -79,6 +79,9 @@ class Timeline:
         self.summary = Summary()
         self.stopped = False
         self.thread: str | None = None
+        self.switch: ThreadResult | None = None
+        self.intros: dict[str | None, ThreadResult] = {}
+        """Sub-agents not introduced yet: their first appearance."""
 
     def header(self, log: str, ladder: Ladder) -> None:
         print(f"replay of {log}; ladder: {ladder_text(ladder)}", file=self.out)
@@ -98,12 +101,16 @@ class Timeline:
         self.summary.add(entry)
         if self.quiet:
             return
+        if isinstance(entry, ThreadResult):
+            self._thread(entry)
+            return
+        if self.switch is not None:  # said once something of that conversation is printed
+            print(self._switch_line(self.switch), file=self.out)
+            self.switch = None
         if isinstance(entry, Notice):
             print(f"warning: line {entry.line}: {entry.message}", file=self.out)
         elif isinstance(entry, Skipped):
             print(f"problem: line {entry.line}: {entry.message}", file=self.out)
-        elif isinstance(entry, ThreadResult):
-            self._thread(entry)
         elif isinstance(entry, ConversationResult):
             self.stopped = False
             outcome = "" if entry.outcome is None else f", outcome {entry.outcome}"
@@ -161,21 +168,26 @@ class Timeline:
             self._halt(entry.action)
 
     def _thread(self, entry: ThreadResult) -> None:
-        if entry.name == self.thread:
-            return
-        self.thread = entry.name
+        """A move to another conversation: said once something of it is printed."""
+        if entry.first:
+            self.intros[entry.name] = entry
+        if entry.name != self.thread:
+            self.thread = entry.name
+            self.switch = entry
+
+    def _switch_line(self, entry: ThreadResult) -> str:
+        """``== ... ==`` introducing a sub-agent the first time, ``-- back to ... --`` after."""
         at = f"line {entry.line}: " if entry.line else "end: "
         if entry.name is None:
-            print(f"-- {at}back to the session --", file=self.out)
-            return
-        if not entry.first:
-            print(f"-- {at}back to sub-agent {entry.name} --", file=self.out)
-            return
-        source = ", from its progress lines (calls, no text)" if entry.mirror else ""
-        session = f" of session {entry.session}" if entry.session else ""
-        print(
-            f"== {at}sub-agent {entry.name}{session}{source}: its own monitor, rounds from 1 ==",
-            file=self.out,
+            return f"-- {at}back to the session --"
+        intro = self.intros.pop(entry.name, None)
+        if intro is None:
+            return f"-- {at}back to sub-agent {entry.name} --"
+        source = ", from its progress lines (calls, no text)" if intro.mirror else ""
+        session = f" of session {intro.session}" if intro.session else ""
+        return (
+            f"== line {intro.line}: sub-agent {entry.name}{session}{source}: its own monitor, "
+            "rounds from 1 =="
         )
 
     def _engine(self, entry: EngineResult) -> None:

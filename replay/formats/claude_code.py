@@ -205,8 +205,8 @@ class ClaudeCodeReader:
     def end(self) -> Iterable[Event]:
         events: list[Event] = []
         for thread, open_message in self.messages.items():
-            if open_message.line:
-                events += self._switch(thread, open_message.line, None, False)
+            if open_message.line:  # the last response of a conversation, still open
+                events += self._switch(thread, 0, None, False)  # line 0: at the end
                 events += open_message.flush()
         return events
 
