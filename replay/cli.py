@@ -4,7 +4,8 @@ Prints the timeline (:mod:`.timeline`); ``--json FILE`` writes the
 JSON-lines report (:mod:`.report`), ``--html FILE`` the page with the plot
 (:mod:`.page`), ``--sweep GRID`` replays under a grid of ladders
 (:mod:`.sweep`), ``--port COMMAND`` replays through a port's harness as well
-(:mod:`.port`). Exit status: 0 done, 1 the port differs, 2 unusable input.
+(:mod:`.port`). Exit status: 0 done, 1 the port differs, 2 unusable input (a log
+that cannot be read, or records of it left out: the rest is still replayed).
 """
 
 from __future__ import annotations
@@ -22,8 +23,10 @@ from doomloop_kit.vectorset import writing
 from . import examples
 from . import options as replay_options
 from .driver import Entry, replay
+from .events import Skipped
 from .jsonstream import LogError
 from .options import OptionError, ReplayOptions, options_from_args, replay_inputs
+from .problems import ProblemLines
 from .readers import FORMATS, LogReader
 from .report import JsonReport
 from .session import Session
@@ -121,6 +124,7 @@ def replay_log(args: argparse.Namespace, options: ReplayOptions, out: TextIO) ->
     timeline = Timeline(out, quiet=args.quiet, engine=options.engine)
     timeline.header(str(args.log), config.ladder)
     sinks: list[_Sink] = []
+    problems = ProblemLines(sys.stderr, "records left out")
     try:
         if args.json is not None:
             sinks.append(JsonReport(args.json, args.log, config))
@@ -131,16 +135,20 @@ def replay_log(args: argparse.Namespace, options: ReplayOptions, out: TextIO) ->
             timeline.add(entry)
             for sink in sinks:
                 sink.add(entry)
+            if isinstance(entry, Skipped):
+                problems.add(f"{args.log}:{entry.line}", entry.message)
         for sink in sinks:
             sink.close(reader.format)
     except BaseException:
         for sink in sinks:
             sink.abort()
         raise
+    problems.close()
     timeline.footer(reader.format)
-    for skipped in timeline.summary.skipped:  # the replay is incomplete: never a quiet pass
+    for skipped in timeline.summary.skipped_checks:  # the replay is incomplete
         say(f"doomloop-kit replay: {args.log}:{skipped.line}: {skipped.describe()}")
-    status = EXIT_UNUSABLE if timeline.summary.skipped else EXIT_OK
+    # a skipped check or a record left out: the replay is incomplete, never a quiet pass
+    status = EXIT_UNUSABLE if timeline.summary.skipped_checks or problems.count else EXIT_OK
     if args.port:
         from .port import compare_with_port  # the harness machinery only when asked for
 

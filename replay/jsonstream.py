@@ -2,8 +2,11 @@
 
 A log is either JSON lines (one value per line; blank lines skipped) or one
 JSON document: an array of values, or an object whose ``messages``, ``input``,
-``output`` or ``trajectory`` member is that array (an OpenAI request or
-response body, a mini-swe-agent or SWE-agent trajectory).
+``output``, ``trajectory`` or ``history`` member is that array (an OpenAI
+request or response body, a mini-swe-agent or SWE-agent trajectory); a
+SWE-agent ``history`` after its ``trajectory`` is read on, as a second array.
+A JSON-lines log whose last line is cut short (a session still being written,
+or one that ended abruptly) ends with :class:`CutLine` after its other values.
 Both are read incrementally, so memory holds one value at a time, never the
 whole log, and in time linear in the log's size: a value cut by the reading
 window is read on with a window twice as large. The JSON is read as JS
@@ -29,8 +32,11 @@ from typing import IO, Final
 from doomloop_kit.jsvalue import jsjson
 from doomloop_kit.vectorset.reading import MAX_INPUT_BYTES
 
-WRAPPER_MEMBERS: Final = ("messages", "input", "output", "trajectory")
-"""Members of a top-level object whose array value is the log (``trajectory``: SWE-agent)."""
+WRAPPER_MEMBERS: Final = ("messages", "input", "output", "trajectory", "history")
+"""Members of a top-level object whose array value is the log (``trajectory``, ``history``:
+SWE-agent)."""
+FOLLOWING: Final = {"trajectory": "history"}
+"""A member read on after the log's own: SWE-agent's history names the trajectory's calls."""
 
 _CHUNK: Final = 1 << 16
 _SPACE: Final = re.compile(r"[ \t\r\n]*")
@@ -45,6 +51,11 @@ class LogError(ValueError):
     def __init__(self, path: str, line: int, message: str) -> None:
         super().__init__(f"{path}:{line}: {message}")
         self.path, self.line, self.detail = path, line, message
+
+
+class CutLine(LogError):
+    """The last line of a JSON-lines log is not JSON and nothing follows it: the log was
+    cut short there. Raised after every value before it was read."""
 
 
 @dataclass
@@ -173,9 +184,19 @@ def _lines(stream: IO[str], path: str, number: int) -> Iterator[tuple[int, str]]
 def _json_lines(stream: IO[str], path: str, first: str, start: int) -> Iterator[Located]:
     """JSON lines: ``first`` (line ``start``, already read) and the rest of the stream."""
     yield _line_value(first, path, start)
-    for number, raw in _lines(stream, path, start):
-        if raw.strip():
-            yield _line_value(raw, path, number)
+    lines = _lines(stream, path, start)
+    for number, raw in lines:
+        if not raw.strip():
+            continue
+        try:
+            value = _line_value(raw, path, number)
+        except LogError as error:
+            if error.detail.startswith("not JSON") and not any(rest.strip() for _, rest in lines):
+                raise CutLine(
+                    path, number, f"the last line is cut short ({error.detail})"
+                ) from None
+            raise
+        yield value
 
 
 def _line_value(raw: str, path: str, number: int) -> Located:
@@ -214,7 +235,11 @@ def _document(buffer: _Buffer, document: Document) -> Iterator[Located]:
             if not isinstance(key, str):
                 raise LogError(buffer.path, line, "expected a member name")
             buffer.expect(":", "':' after a member name")
-            if not found and key in WRAPPER_MEMBERS and buffer.skip_space() == "[":
+            if (
+                key in WRAPPER_MEMBERS
+                and buffer.skip_space() == "["
+                and (not found or key == FOLLOWING.get(document.member or ""))
+            ):
                 buffer.advance(buffer.pos + 1)
                 found = True
                 document.member = key

@@ -9,8 +9,11 @@ A run's id is its file name without the log suffixes
 (``astropy__astropy-14369.traj.json`` -> ``astropy__astropy-14369``), or
 the id a many-run file gives it (tau-bench: ``<task_id>.<trial>``); a run a
 file labels itself (tau-bench's ``reward``) keeps that label unless the
-outcomes file names it. A label naming no run of the corpus is reported
-with its file and line; a label that cannot be read is an error.
+outcomes file names it. A sub-agent's run takes its session's label (the
+label of its session id) unless the file labels it by its own id. A label
+naming no run of the corpus is reported with its file and line, and a file
+none of whose labels name a run says so; a label that cannot be read is an
+error.
 """
 
 from __future__ import annotations
@@ -55,12 +58,19 @@ class Outcomes:
     lines: dict[str, int] = field(default_factory=dict)
     used: set[str] = field(default_factory=set)
 
-    def group(self, run_id: str, own: object) -> str:
-        """The run's outcome group: the file's label, else the run's own, else unlabelled."""
-        if run_id in self.labels:
-            self.used.add(run_id)
-            return self.labels[run_id]
+    def group(self, run_id: str, own: object, parent: str | None = None) -> str:
+        """The run's outcome group: the file's label for the run (or for its parent
+        session), else the run's own, else unlabelled."""
+        for key in (run_id, parent):
+            if key is not None and key in self.labels:
+                self.used.add(key)
+                return self.labels[key]
         return group_of(own) or UNLABELLED
+
+    @property
+    def matched(self) -> int:
+        """How many labels named a run of the corpus."""
+        return len(self.used)
 
     def unknown(self) -> list[tuple[int, str]]:
         """(line, id) of every label that named no run of the corpus, in file order."""

@@ -1,4 +1,5 @@
-"""The JSON-lines report: one object per round, text check, server check, resume, notice.
+"""The JSON-lines report: one object per round, text check, server check, resume, notice,
+record left out (``problem``), and switch to or from a sub-agent's conversation (``thread``).
 
 The first object (``"type": "replay"``) names the log and the resolved
 configuration, the last (``"type": "summary"``) gives the totals of
@@ -26,6 +27,7 @@ from .driver import (
     ServerResult,
     SkippedCheck,
     TextResult,
+    ThreadResult,
 )
 from .events import Notice
 from .results import StreakResult
@@ -123,8 +125,17 @@ def entry_json(entry: Entry) -> dict[str, Any]:
             "afterRound": entry.after_round,
             "reason": entry.reason,
         }
-    assert isinstance(entry, Notice)
-    return {"type": "notice", "line": entry.line, "message": entry.message}
+    if isinstance(entry, ThreadResult):
+        return {
+            "type": "thread",
+            "line": entry.line,
+            "name": entry.name,
+            "session": entry.session,
+            "mirror": entry.mirror,
+            "first": entry.first,
+        }
+    kind = "notice" if isinstance(entry, Notice) else "problem"
+    return {"type": kind, "line": entry.line, "message": entry.message}
 
 
 def streak_json(streak: StreakResult) -> dict[str, Any]:

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import TextIO
 
 from doomloop_kit.reference import RUNGS
+from doomloop_kit.reference.messages import warning_data
 
 from .driver import replay
 from .options import OptionError, ReplayOptions
@@ -34,7 +35,7 @@ class SweepRow:
     effective: Mapping[str, object]
     """All five rungs as resolved."""
     summary: Summary
-    warnings: tuple[str, ...]
+    dead: tuple[tuple[str, str], ...]
 
 
 def parse_values(rung: str, text: str) -> list[range | int | bool]:
@@ -97,6 +98,17 @@ def ladders(grid: Mapping[str, list[int | bool]]) -> Iterator[dict[str, int | bo
         yield dict(zip(grid, combination, strict=True))
 
 
+def dead_rungs(options: ReplayOptions) -> list[tuple[str, str]]:
+    """(rung, the stronger rung that wins first) for each rung the ladder leaves dead
+    (LAD-03: the strongest crossed rung is applied; CFG-36 warns of it)."""
+    found = []
+    for message in options.warnings():
+        data = warning_data(message)
+        if data.get("code") == "dead-rung":
+            found.append((data["rung"], data["shadowedBy"]))
+    return found
+
+
 def sweep(
     reader_of: type[LogReader], args: argparse.Namespace, options: ReplayOptions, grid_text: str
 ) -> Iterator[SweepRow]:
@@ -107,7 +119,8 @@ def sweep(
         summary = Summary()
         for entry in replay(reader_of(args.log, args.format), ladder_options):
             summary.add(entry)
-        yield SweepRow(ladder, config.ladder.to_json(), summary, tuple(ladder_options.warnings()))
+        dead = tuple(dead_rungs(ladder_options))
+        yield SweepRow(ladder, config.ladder.to_json(), summary, dead)
 
 
 def run_sweep(args: argparse.Namespace, options: ReplayOptions, out: TextIO) -> int:
@@ -138,9 +151,9 @@ def run_sweep(args: argparse.Namespace, options: ReplayOptions, out: TextIO) -> 
             cells.append(firsts[rung] or ("-" if enabled else "off"))
         cells.append(str(row.summary.blocked))
         line = "  ".join(c.rjust(w) for c, w in zip(cells, widths, strict=True))
-        dead = [w for w in row.warnings if "can never fire" in w]
-        skipped = row.summary.skipped  # a row the engine could not check whole: never quiet
-        notes = ("  (dead rung)" if dead else "") + (
+        dead = ", ".join(f"{rung} ({by} wins)" for rung, by in row.dead)
+        skipped = row.summary.skipped_checks  # a row the engine could not check whole
+        notes = (f"  (dead rung: {dead})" if dead else "") + (
             f"  ({len(skipped)} check(s) skipped: incomplete)" if skipped else ""
         )
         print(line + notes, file=out)

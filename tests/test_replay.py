@@ -98,9 +98,14 @@ def test_a_long_document_is_read_across_chunks(tmp_path: Path) -> None:
         (
             '{"role": "user"}\n{"role": "assistant"}\n{"oops": 1}\n',
             3,
-            "in none of the formats the replay reads (tried: chat, anthropic",
+            "a chat log holds messages with a string `role`",
         ),
-        ('{"role": "user"}\n\n{"role": "assistant", "content": "a"\n', 3, "not JSON"),
+        ('{"oops": 1}\n', 1, "in none of the formats the replay reads (tried: chat, anthropic"),
+        (
+            '{"role": "user"}\n\n{"role": "assistant", "content": "a"\n{"role": "user"}\n',
+            3,
+            "not JSON",
+        ),
         ('[\n {"role": "assistant"},\n {"role": NaN}\n]', 3, "not JSON"),
         ('{"role": "assistant"}\n{"type": "function_call", "name": "x"}\n', 2, "cannot mix"),
         ('{"role": "assistant", "tool_calls": [{"function": {}}]}\n', 1, "function.name"),
