@@ -433,7 +433,7 @@ def test_regeneration_removes_only_what_the_previous_manifest_listed_and_names_i
     root = tmp_path / "set"
     _old_vector_set(root)
     new = {"manifest.json": b'{"new": true}\n', "curated/a.json": b"new a\n"}
-    monkeypatch.setattr(regenerate, "build_all", lambda counts: new)
+    monkeypatch.setattr(regenerate, "build_all", lambda counts, progress=None: new)
     monkeypatch.setattr(regenerate, "hypothesis_mismatch", lambda: None)
     parser = argparse.ArgumentParser()
     regenerate.add_arguments(parser)
