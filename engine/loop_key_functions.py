@@ -14,7 +14,9 @@ every port implements the same way, as a JS function would behave:
   resolution itself fails, as it does in JS for argument objects with
   throwing getters or proxies, which JSON cannot carry (ENG-40).
 
-Every built function counts its invocations (ENG-41).
+Each form has exactly the members shown (ENG-182): :func:`check_form` refuses
+any other member, and a ``message`` that is not a string, when the scenario is
+read. Every built function counts its invocations (ENG-41).
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import cast
 
 from doomloop_kit.jsvalue.jsjson import array_index, stringify
 from doomloop_kit.jsvalue.utf16 import JS_WHITESPACE
@@ -72,20 +75,28 @@ def _project(fields: Mapping[str, list[str]], args: object) -> object:
     return result
 
 
-def build_loop_key(form: object, tool_name: str, invocations: Counter[str]) -> object:
-    """The reference resolver's ``loopKey`` for a JSON form (KEY-*, ENG-39).
+FORM_MEMBERS: dict[str, frozenset[str]] = {
+    "project": frozenset({"function", "fields"}),
+    "returns": frozenset({"function", "value"}),
+    "returns-undefined": frozenset({"function"}),
+    "throws": frozenset({"function", "message"}),
+    "resolution-fails": frozenset({"function", "message"}),
+}
+"""Each function form and the members it has, exactly (ENG-182)."""
 
-    Absent, ``false`` and field lists pass through; function forms become
-    counting callables; ``resolution-fails`` becomes a :class:`ResolutionFault`.
-    Raises :class:`~.errors.ScenarioError` for an unknown form.
-    """
-    if not isinstance(form, Mapping):
-        return form
+
+def check_form(form: Mapping[str, object], where: str) -> None:
+    """Refuse a function form that is not well formed (ENG-182, ENG-23): an unknown
+    ``function``, a member the form does not have, ``fields`` that are not lists of
+    known transforms, a ``message`` that is not a string. ``where`` names the form."""
     name = form.get("function")
-    if name == "resolution-fails":
-        return ResolutionFault(str(form.get("message", "")))
-
-    body: Callable[[object], object]
+    if not isinstance(name, str) or name not in FORM_MEMBERS:
+        raise ScenarioError(f"{where}: unknown loopKey function {stringify(name)}")
+    extra = sorted(set(form) - FORM_MEMBERS[name])
+    if extra:
+        raise ScenarioError(f"{where}: unknown member(s) {', '.join(extra)} of the {name} form")
+    if "message" in form and not isinstance(form["message"], str):
+        raise ScenarioError(f"{where}.message: the {name} form's message must be a string")
     if name == "project":
         fields = form.get("fields")
         if not isinstance(fields, Mapping) or not all(
@@ -93,13 +104,34 @@ def build_loop_key(form: object, tool_name: str, invocations: Counter[str]) -> o
             and all(isinstance(step, str) and step in _TRANSFORMS for step in steps)
             for steps in fields.values()
         ):
-            raise ScenarioError(f"tool {tool_name!r}: project needs fields with known transforms")
-        projected: Mapping[str, list[str]] = fields
+            raise ScenarioError(f"{where}.fields: project needs fields with known transforms")
+
+
+def build_loop_key(form: object, tool_name: str, invocations: Counter[str]) -> object:
+    """The reference resolver's ``loopKey`` for a JSON form (KEY-*, ENG-39).
+
+    Absent, ``false``, field lists and other values pass through; function forms
+    become counting callables; ``resolution-fails`` becomes a :class:`ResolutionFault`.
+    A form :func:`check_form` refuses raises :class:`~.errors.ScenarioError` (a
+    scenario read from JSON was checked already; a :class:`ToolSpec` built in code
+    was not).
+    """
+    if not isinstance(form, Mapping):
+        return form
+    check_form(form, f"tool {stringify(tool_name)}: loopKey")
+    name = form["function"]
+    message = str(form.get("message", ""))  # a string, or "" when left out
+    if name == "resolution-fails":
+        return ResolutionFault(message)
+
+    body: Callable[[object], object]
+    if name == "project":
+        projected = cast(Mapping[str, list[str]], form["fields"])
 
         def body(args: object) -> object:
             return _project(projected, args)
     elif name == "returns":
-        value = form.get("value")
+        value = form.get("value")  # None (null, exempt) when left out
 
         def body(args: object) -> object:
             return value
@@ -107,13 +139,10 @@ def build_loop_key(form: object, tool_name: str, invocations: Counter[str]) -> o
 
         def body(args: object) -> object:
             return UNDEFINED
-    elif name == "throws":
-        message = str(form.get("message", ""))
+    else:  # throws
 
         def body(args: object) -> object:
             raise LoopKeyFunctionError(message)
-    else:
-        raise ScenarioError(f"tool {tool_name!r}: unknown loopKey function {name!r}")
 
     def counted(args: object) -> object:
         invocations[tool_name] += 1

@@ -10,24 +10,37 @@ malformed scenario with :class:`ScenarioError` before anything runs.
 from __future__ import annotations
 
 import copy
-from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Literal, cast
 
+from doomloop_kit.jsvalue.jsjson import stringify
 from doomloop_kit.reference import UNDEFINED, CanonicalizationError, canonicalize
 
 from .errors import ScenarioError
-from .loop_key_functions import build_loop_key
+from .loop_key_functions import check_form
 
 ToolKind = Literal["executable", "approval", "hitl", "manual"]
 TOOL_KINDS: tuple[ToolKind, ...] = ("executable", "approval", "hitl", "manual")
 
 
+def _kind(value: object) -> str:
+    """A value's JSON type, as the error messages name it."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    return "a list" if isinstance(value, list | tuple) else "an object"
+
+
 def _object(value: object, where: str) -> Mapping[str, object]:
     if not isinstance(value, Mapping):
-        raise ScenarioError(f"{where}: expected an object, got {type(value).__name__}")
+        raise ScenarioError(f"{where}: expected an object, got {_kind(value)}")
     return cast(Mapping[str, object], value)
 
 
@@ -40,14 +53,20 @@ def _known(data: Mapping[str, object], allowed: set[str], where: str) -> None:
 
 def _list(value: object, where: str) -> Sequence[object]:
     if not isinstance(value, list | tuple):
-        raise ScenarioError(f"{where}: expected a list, got {type(value).__name__}")
+        raise ScenarioError(f"{where}: expected a list, got {_kind(value)}")
     return value
 
 
 def _string(value: object, where: str) -> str:
     if not isinstance(value, str):
-        raise ScenarioError(f"{where}: expected a string, got {type(value).__name__}")
+        raise ScenarioError(f"{where}: expected a string, got {_kind(value)}")
     return value
+
+
+def _optional_string(data: Mapping[str, object], name: str, where: str) -> str | None:
+    """A member that is a string when given; None when left out. A ``null`` is given,
+    and refused: only the members taking any JSON value take it (ENG-180)."""
+    return _string(data[name], f"{where}.{name}") if name in data else None
 
 
 def _message_content(item: Mapping[str, object], where: str) -> None:
@@ -105,14 +124,16 @@ class ToolSpec:
         _known(data, {"name", "kind", "loopKey", "result", "fails"}, where)
         kind = data.get("kind", "executable")
         if kind not in TOOL_KINDS:
-            raise ScenarioError(f"{where}.kind: unknown tool kind {kind!r}")
-        fails = data.get("fails")
+            raise ScenarioError(f"{where}.kind: unknown tool kind {stringify(kind)}")
+        loop_key = data.get("loopKey")
+        if isinstance(loop_key, Mapping):
+            check_form(loop_key, f"{where}.loopKey")  # ENG-182
         return cls(
             name=_string(data.get("name"), f"{where}.name"),
             kind=kind,
-            loop_key=_json(data["loopKey"]) if "loopKey" in data else UNDEFINED,
+            loop_key=_json(loop_key) if "loopKey" in data else UNDEFINED,
             result=_json(data.get("result", {"ok": True})),
-            fails=None if fails is None else _string(fails, f"{where}.fails"),
+            fails=_optional_string(data, "fails", where),
         )
 
 
@@ -134,12 +155,11 @@ class HandlerSpec:
     def from_json(cls, value: object, where: str) -> HandlerSpec:
         data = _object(value, where)
         _known(data, {"tool", "when", "returns", "fails"}, where)
-        tool, fails = data.get("tool"), data.get("fails")
         return cls(
-            tool=None if tool is None else _string(tool, f"{where}.tool"),
+            tool=_optional_string(data, "tool", where),
             when=dict(_object(data.get("when", {}), f"{where}.when")),
             returns=_json(data["returns"]) if "returns" in data else UNDEFINED,
-            fails=None if fails is None else _string(fails, f"{where}.fails"),
+            fails=_optional_string(data, "fails", where),
         )
 
 
@@ -170,19 +190,16 @@ class RequestSpec:
             },
             where,
         )
-        models = data.get("models")
-        steps = data.get("stopWhenSteps")
         if "toolChoice" in data:
             _tool_choice(data["toolChoice"], f"{where}.toolChoice")
-        start = _count(data.get("toolChoiceFromDispatch", 0), where)
-        if steps is not None:
-            steps = _count(steps, where)
+        start = _count(data.get("toolChoiceFromDispatch", 0), f"{where}.toolChoiceFromDispatch")
+        steps = data.get("stopWhenSteps", UNDEFINED)
         return cls(
             model=_string(data.get("model", "cheap-model"), f"{where}.model"),
-            models=None if models is None else _strings(models, f"{where}.models"),
+            models=_strings(data["models"], f"{where}.models") if "models" in data else None,
             tool_choice=_json(data["toolChoice"]) if "toolChoice" in data else UNDEFINED,
             tool_choice_from=start,
-            stop_when_steps=steps,
+            stop_when_steps=None if steps is UNDEFINED else _count(steps, f"{where}.stopWhenSteps"),
             allow_final_response=_json(data.get("allowFinalResponse", True)),
         )
 
@@ -246,14 +263,16 @@ class RunSpec:
     def from_json(cls, value: object, where: str) -> RunSpec:
         data = _object(value, where)
         _known(data, {"doomLoop", "input", "approve", "reject", "model"}, where)
-        given = data.get("input")
+        given = data.get("input", UNDEFINED)
         items: tuple[Mapping[str, object], ...] | None
         if isinstance(given, str):
             items = ({"role": "user", "content": given},)
-        elif given is None:
+        elif given is UNDEFINED:
             items = None
+        elif not isinstance(given, list | tuple):  # null included (ENG-180)
+            raise ScenarioError(f"{where}.input: expected a string or a list, got {_kind(given)}")
         else:
-            listed = _list(given, f"{where}.input")
+            listed = given
             items = tuple(
                 cast(Mapping[str, object], _json(_object(item, f"{where}.input[{i}]")))
                 for i, item in enumerate(listed)
@@ -317,16 +336,14 @@ class Scenario:
             ToolSpec.from_json(tool, f"tools[{i}]")
             for i, tool in enumerate(_list(data.get("tools", []), "tools"))
         )
-        for tool in tools:
-            build_loop_key(tool.loop_key, tool.name, Counter())  # ENG-23: check the form now
         names: set[str] = set()
         for i, tool in enumerate(tools):
             if tool.name in names:
                 raise ScenarioError(f"tools[{i}].name: a second tool named {tool.name!r}")
             names.add(tool.name)
-        initial = data.get("initialState")
-        if initial is not None:
-            _object(initial, "initialState")
+        initial = data.get("initialState")  # None when left out
+        if "initialState" in data:
+            _object(initial, "initialState")  # null included (ENG-180)
         runs = tuple(
             RunSpec.from_json(run, f"runs[{i}]")
             for i, run in enumerate(_list(data.get("runs"), "runs"))

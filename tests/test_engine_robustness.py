@@ -87,7 +87,8 @@ def scenarios(draw: st.DrawFn) -> dict[str, object]:
             max_size=2,
         )
     )
-    request = {"stopWhenSteps": draw(st.sampled_from([None, 1, 2]))}
+    steps = draw(st.sampled_from([None, 1, 2]))  # None: no stopWhen, the member left out
+    request = {} if steps is None else {"stopWhenSteps": steps}
     return {
         "id": "drawn",
         "tools": tools,

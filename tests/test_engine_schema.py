@@ -110,13 +110,12 @@ def test_every_malformed_scenario_is_refused_but_the_two_beyond_json_schema() ->
 # -- the engines' answers ---------------------------------------------------------------
 
 
-def _answers(command: str) -> Iterator[tuple[str, Any]]:
-    """The harness's result to every engine vector's scenario, one process for all."""
-    vectors = engine_vectors()
+def _run_scenarios(command: str, scenarios: Iterable[Any]) -> list[dict[str, Any]]:
+    """The harness's answer to each scenario, in order, one process for all."""
     lines = [json.dumps({"id": 0, "op": "hello", "protocol": 1})]
     lines += [
         json.dumps({"id": n, "op": "runScenario", "scenario": scenario})
-        for n, (_, scenario, _) in enumerate(vectors, 1)
+        for n, scenario in enumerate(scenarios, 1)
     ]
     done = subprocess.run(
         shlex.split(command),
@@ -128,8 +127,15 @@ def _answers(command: str) -> Iterator[tuple[str, Any]]:
         check=True,
     )
     answers = [json.loads(line) for line in done.stdout.split("\n") if line]
-    assert len(answers) == len(vectors) + 1
-    for answer in answers[1:]:
+    assert len(answers) == len(lines)
+    assert [answer["id"] for answer in answers] == list(range(len(lines)))
+    return answers[1:]
+
+
+def _answers(command: str) -> Iterator[tuple[str, Any]]:
+    """The harness's result to every engine vector's scenario, one process for all."""
+    vectors = engine_vectors()
+    for answer in _run_scenarios(command, (scenario for _, scenario, _ in vectors)):
         id_, _, expect = vectors[answer["id"] - 1]
         if "result" in expect:  # a transcript is expected: the answer must be one
             assert "result" in answer, (id_, answer.get("error"))
@@ -391,3 +397,94 @@ def test_the_transcript_schema_refuses(
     TRANSCRIPT.validate(transcript)  # the unbroken run is valid
     mutate(transcript["runs"][0])
     assert _refused_at(TRANSCRIPT, transcript, where), name
+
+
+# -- the engines refuse what the scenario schema refuses ------------------------------
+
+FORM = "tools/0/loopKey"
+HOLDERS: list[tuple[str, str, object]] = [
+    ("", "", None),
+    ("tool", "tools/1", None),
+    ("loopKeyFunction", FORM, None),
+    ("projectForm", FORM, None),
+    ("returnsForm", FORM, {"function": "returns", "value": 1}),
+    ("returnsUndefinedForm", FORM, {"function": "returns-undefined"}),
+    ("messageForm", FORM, {"function": "throws", "message": "m"}),
+    ("messageForm", FORM, {"function": "resolution-fails", "message": "m"}),
+    ("handler", "hooks/0", None),
+    ("request", "request", None),
+    ("run", "runs/0", None),
+    ("run", "runs/1", None),
+    ("response", "runs/0/model/0", None),
+    ("item", f"{ITEMS}/2", None),
+    ("functionCall", f"{ITEMS}/0", None),
+    ("message", f"{ITEMS}/1", None),
+]
+"""Each object definition of the scenario schema ("": the scenario itself), where the
+mutable scenario holds one, and the loop-key form put there first (None: the one it has)."""
+
+STRAY = "strayMember"
+"""A member no loop-key form has (ENG-182)."""
+
+
+def _member_cases() -> list[tuple[str, dict[str, Any], str | None]]:
+    """``(label, scenario, member)``: every member of every object the scenario schema
+    defines given as ``null`` (ENG-180), a stray member in each loop-key form and a
+    ``throws`` message of ``true`` (ENG-182). ``member`` is the member an engine's
+    refusal must name, or None where the schema accepts the scenario."""
+    schema = json.loads((ENGINE_SCHEMAS / "scenario.schema.json").read_text(encoding="utf-8"))
+    cases: list[tuple[str, dict[str, Any], str | None]] = []
+    for definition, path, form in HOLDERS:
+        base = _scenario()
+        if form is not None:
+            _put(path, form)(base)
+        members = schema if definition == "" else schema["$defs"][definition]
+        given: list[tuple[str, object]] = [(name, None) for name in members["properties"]]
+        if path == FORM:
+            given.append((STRAY, 1))
+        for name, value in given:
+            scenario = copy.deepcopy(base)
+            _put(f"{path}/{name}" if path else name, value)(scenario)
+            label = f"{path or 'scenario'}/{name}: {json.dumps(value)}"
+            cases.append((label, scenario, None if SCENARIO.is_valid(scenario) else name))
+    scenario = _scenario()
+    _put(FORM, {"function": "throws", "message": True})(scenario)
+    cases.append((f"{FORM}/message: true", scenario, "message"))
+    return cases
+
+
+def test_the_member_cases_cover_every_object_of_the_scenario_schema() -> None:
+    schema = json.loads((ENGINE_SCHEMAS / "scenario.schema.json").read_text(encoding="utf-8"))
+    with_members = {name for name, part in schema["$defs"].items() if "properties" in part}
+    assert with_members | {""} == {definition for definition, _, _ in HOLDERS}
+    cases = _member_cases()
+    refused = [label for label, _, member in cases if member is not None]
+    accepted = [label for label, _, member in cases if member is None]
+    assert len(refused) > 35 and "runs/1/input: null" in refused
+    assert "request/allowFinalResponse: null" in accepted and "tools/1/result: null" in accepted
+
+
+ENGINES = {
+    **servers.SERVERS,
+    **({"sdk": f"node {shlex.quote(str(SDK_HARNESS))}"} if SDK_HARNESS.is_file() else {}),
+}
+"""The three engines and, when it is here, the SDK's run loop (whose harness reads the
+scenario with the TypeScript port's reader)."""
+
+
+@pytest.mark.parametrize("engine", sorted(ENGINES))
+def test_the_engine_refuses_what_the_schema_refuses_naming_the_member(engine: str) -> None:
+    """ENG-180, ENG-182, ENG-23: bad-scenario naming the member exactly where the schema
+    refuses, a transcript where it accepts."""
+    cases = _member_cases()
+    answers = _run_scenarios(ENGINES[engine], (scenario for _, scenario, _ in cases))
+    wrong = []
+    for (label, _, member), answer in zip(cases, answers, strict=True):
+        error = answer.get("error", {})
+        if member is None and "result" not in answer:
+            wrong.append(f"{label}: well formed, answered {error}")
+        elif member is not None and not (
+            error.get("code") == "bad-scenario" and member in error.get("message", "")
+        ):
+            wrong.append(f"{label}: answered {error or 'a transcript'}, naming no {member}")
+    assert wrong == []

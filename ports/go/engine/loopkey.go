@@ -3,6 +3,7 @@ package engine
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"doomloop.invalid/harness/jsvalue"
 )
@@ -35,38 +36,57 @@ type LoopKeyForm struct {
 
 var transforms = map[string]func(string) string{"trim": jsvalue.Trim, "lower": jsvalue.ToLowerCase} // JS trim and toLowerCase
 
+// formMembers are the members each named form has, exactly (ENG-182).
+var formMembers = map[string][]string{
+	formProject:          {"function", "fields"},
+	formReturns:          {"function", "value"},
+	formReturnsUndefined: {"function"},
+	formThrows:           {"function", "message"},
+	formResolutionFails:  {"function", "message"},
+}
+
 // readLoopKey reads a tool's loopKey declaration (ENG-23): an object is a
-// named form, anything else (false, a field list, another value) is passed
-// to the resolver as it is.
-func readLoopKey(form any, tool string) (any, error) {
+// named form with exactly its members (ENG-182), anything else (false, a
+// field list, another value) is passed to the resolver as it is. where
+// names the declaration in the errors.
+func readLoopKey(form any, where string) (any, error) {
 	o := asObject(form)
 	if o == nil {
 		return clone(form), nil
 	}
-	f := &LoopKeyForm{Value: clone(o.Value("value")), Message: jsString(o.Value("message"))}
+	f := &LoopKeyForm{Value: clone(o.Value("value"))}
 	f.Function, _ = o.Value("function").(string)
+	members, known := formMembers[f.Function]
+	if !known {
+		return nil, badScenario("%s: unknown loopKey function %s", where, jsvalue.Stringify(o.Value("function")))
+	}
+	if extra := unknownMembers(o, members); len(extra) > 0 {
+		return nil, badScenario("%s: unknown member(s) %s of the %s form", where, strings.Join(extra, ", "), f.Function)
+	}
+	if message, given := o.Get("message"); given {
+		text, isString := message.(string)
+		if !isString {
+			return nil, badScenario("%s.message: the %s form's message must be a string", where, f.Function)
+		}
+		f.Message = text // "" when left out
+	}
 	if jsvalue.IsUndefined(f.Value) {
 		f.Value = nil // a "returns" form without a value returns null
 	}
-	switch f.Function {
-	case formProject:
+	if f.Function == formProject {
 		f.Fields = asObject(o.Value("fields"))
-		if f.Fields == nil {
-			return nil, badScenario("tool %q: project needs fields with known transforms", tool)
-		}
+		ok := f.Fields != nil
 		for _, name := range f.Fields.Names() {
-			steps, ok := f.Fields.Value(name).([]any)
+			steps, isList := f.Fields.Value(name).([]any)
+			ok = ok && isList
 			for _, step := range steps {
 				name, isString := step.(string)
 				ok = ok && isString && transforms[name] != nil
 			}
-			if !ok {
-				return nil, badScenario("tool %q: project needs fields with known transforms", tool)
-			}
 		}
-	case formReturns, formReturnsUndefined, formThrows, formResolutionFails:
-	default:
-		return nil, badScenario("tool %q: unknown loopKey function %s", tool, jsvalue.Stringify(o.Value("function")))
+		if !ok {
+			return nil, badScenario("%s.fields: project needs fields with known transforms", where)
+		}
 	}
 	return f, nil
 }

@@ -121,17 +121,22 @@ func object(v any, where string, allowed ...string) *fields {
 		return &fields{where: where, err: badScenario("%s: expected an object, got %s", where, typeName(v))}
 	}
 	f := &fields{obj: o, where: where}
+	if unknown := unknownMembers(o, allowed); len(unknown) > 0 {
+		f.err = badScenario("%s: unknown member(s) %s", where, strings.Join(unknown, ", "))
+	}
+	return f
+}
+
+// unknownMembers are the members of o that allowed does not name, sorted.
+func unknownMembers(o *Object, allowed []string) []string {
 	var unknown []string
 	for _, name := range o.Names() {
 		if !slices.Contains(allowed, name) {
 			unknown = append(unknown, name)
 		}
 	}
-	if len(unknown) > 0 {
-		slices.Sort(unknown)
-		f.err = badScenario("%s: unknown member(s) %s", where, strings.Join(unknown, ", "))
-	}
-	return f
+	slices.Sort(unknown)
+	return unknown
 }
 
 func (f *fields) fail(format string, args ...any) {
@@ -155,9 +160,11 @@ func (f *fields) str(name string, def *string) string {
 	return s
 }
 
-// optionalStr reads a member that is a string or null/absent (nil).
+// optionalStr reads a member that is a string when given; nil when left out.
+// A null is given, and refused: only the members taking any JSON value take
+// it (ENG-180).
 func (f *fields) optionalStr(name string) *string {
-	if v, _ := f.get(name); v == nil {
+	if _, given := f.get(name); !given {
 		return nil
 	}
 	s := f.str(name, nil)
@@ -255,7 +262,7 @@ func readScenario(v any) (*Scenario, error) {
 		return nil, err
 	}
 	s.Request = request
-	if initial, _ := f.get("initialState"); initial != nil {
+	if initial, given := f.get("initialState"); given { // null is refused (ENG-180)
 		if s.InitialState = asObject(initial); s.InitialState == nil {
 			return nil, badScenario("initialState: expected an object, got %s", typeName(initial))
 		}
@@ -299,7 +306,7 @@ func readTool(v any, where string) (*Tool, error) {
 		t.Result = clone(result)
 	}
 	if form, ok := f.get("loopKey"); ok {
-		loopKey, err := readLoopKey(form, t.Name)
+		loopKey, err := readLoopKey(form, where+".loopKey")
 		if err != nil {
 			return nil, err
 		}
@@ -343,7 +350,7 @@ func readRequest(v any) (Request, error) {
 	if jsvalue.IsUndefined(r.AllowFinalResponse) {
 		r.AllowFinalResponse = true
 	}
-	if models, _ := f.get("models"); models != nil {
+	if _, given := f.get("models"); given { // null is refused (ENG-180)
 		r.Models = f.strings("models")
 		if r.Models == nil {
 			r.Models = []string{}
@@ -366,15 +373,17 @@ func readTurn(v any, where string) (Turn, error) {
 	case string:
 		t.Input = []any{jsvalue.NewObject("role", "user", "content", input)}
 		t.EmptyText = input == ""
-	case nil, jsvalue.Undefined:
-	default:
+	case jsvalue.Undefined:
+	case []any:
 		t.Input = []any{}
-		for i, item := range f.list("input", nil) {
+		for i, item := range input {
 			if asObject(item) == nil {
 				f.fail("input[%d]: expected an object, got %s", i, typeName(item))
 			}
 			t.Input = append(t.Input, clone(item))
 		}
+	default: // null included (ENG-180)
+		f.fail("input: expected a string or a list, got %s", typeName(input))
 	}
 	for i, raw := range f.list("model", []any{}) {
 		output, err := readResponse(raw, fmt.Sprintf("%s.model[%d]", where, i))

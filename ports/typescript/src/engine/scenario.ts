@@ -10,7 +10,7 @@
 
 import { ScenarioError } from './errors.js';
 import { clone, hasOwn, isObject, type JsonObject } from './json.js';
-import { buildLoopKey } from './loop-key-functions.js';
+import { checkForm } from './loop-key-functions.js';
 
 export type ToolKind = 'executable' | 'approval' | 'hitl' | 'manual';
 const TOOL_KINDS: readonly string[] = ['executable', 'approval', 'hitl', 'manual'];
@@ -123,16 +123,18 @@ function member(data: JsonObject, name: string, fallback: unknown = undefined): 
   return hasOwn(data, name) ? data[name] : fallback;
 }
 
-/** An optional string: absent or null reads as undefined. */
+/**
+ * A member that is a string when given; undefined when left out. A `null` is
+ * given, and refused: only the members taking any JSON value take it (ENG-180).
+ */
 function optionalString(data: JsonObject, name: string, where: string): string | undefined {
-  const value = member(data, name, null);
-  return value === null ? undefined : string(value, `${where}.${name}`);
+  return hasOwn(data, name) ? string(data[name], `${where}.${name}`) : undefined;
 }
 
-/** A count: an integer (a boolean counts as 0 or 1, as the reference reads it). */
-/** A dispatch or step count: a JSON integer; `true`/`false` are not counts (ENG-23). */
-function count(value: unknown): number | undefined {
-  return typeof value === 'number' && Number.isInteger(value) ? value : undefined;
+/** A dispatch or step count: a JSON integer; `true`/`false` and `null` are not counts (ENG-23). */
+function count(value: unknown, where: string): number {
+  if (typeof value === 'number' && Number.isInteger(value)) return value;
+  throw new ScenarioError(`${where}: dispatch and step counts must be integers`);
 }
 
 function readTool(value: unknown, where: string): ToolSpec {
@@ -142,6 +144,7 @@ function readTool(value: unknown, where: string): ToolSpec {
   if (typeof kind !== 'string' || !TOOL_KINDS.includes(kind)) {
     throw new ScenarioError(`${where}.kind: unknown tool kind ${JSON.stringify(kind) ?? 'undefined'}`);
   }
+  if (isObject(data.loopKey)) checkForm(data.loopKey, `${where}.loopKey`); // ENG-182
   return {
     name: string(data.name, `${where}.name`),
     kind: kind as ToolKind,
@@ -165,22 +168,18 @@ function readHandler(value: unknown, where: string): HandlerSpec {
 function readRequest(value: unknown, where: string): RequestSpec {
   const data = object(value, where);
   known(data, ['model', 'models', 'toolChoice', 'toolChoiceFromDispatch', 'stopWhenSteps', 'allowFinalResponse'], where);
-  const steps = member(data, 'stopWhenSteps', null);
-  const start = count(member(data, 'toolChoiceFromDispatch', 0));
-  if (start === undefined || (steps !== null && count(steps) === undefined)) {
-    throw new ScenarioError(`${where}: dispatch and step counts must be integers`);
-  }
-  const models = member(data, 'models', null);
+  const start = count(member(data, 'toolChoiceFromDispatch', 0), `${where}.toolChoiceFromDispatch`);
+  const steps = hasOwn(data, 'stopWhenSteps') ? count(data.stopWhenSteps, `${where}.stopWhenSteps`) : undefined;
   if ('toolChoice' in data && data.toolChoice === null) {
     // ENG-172: the SDK's reading of a null tool choice is not known; omit the member
     throw new ScenarioError(`${where}.toolChoice: null is not a tool choice`);
   }
   return {
     model: string(member(data, 'model', 'cheap-model'), `${where}.model`),
-    models: models === null ? undefined : strings(models, `${where}.models`),
+    models: hasOwn(data, 'models') ? strings(data.models, `${where}.models`) : undefined,
     toolChoice: clone(member(data, 'toolChoice')),
     toolChoiceFrom: start,
-    stopWhenSteps: steps === null ? undefined : count(steps),
+    stopWhenSteps: steps,
     allowFinalResponse: clone(member(data, 'allowFinalResponse', true)),
   };
 }
@@ -217,10 +216,14 @@ function readResponse(value: unknown, where: string): ScriptedResponse {
 function readRun(value: unknown, where: string): RunSpec {
   const data = object(value, where);
   known(data, ['doomLoop', 'input', 'approve', 'reject', 'model'], where);
-  const given = member(data, 'input', null);
+  const given = member(data, 'input');
   let input: JsonObject[] | undefined;
   if (typeof given === 'string') input = [{ role: 'user', content: given }];
-  else if (given !== null) input = list(given, `${where}.input`).map((item, index) => clone(object(item, `${where}.input[${index}]`)));
+  else if (Array.isArray(given)) input = given.map((item, index) => clone(object(item, `${where}.input[${index}]`)));
+  else if (given !== undefined) {
+    // null included (ENG-180)
+    throw new ScenarioError(`${where}.input: expected a string or a list, got ${typeName(given)}`);
+  }
   const approve = strings(member(data, 'approve', []), `${where}.approve`);
   const reject = strings(member(data, 'reject', []), `${where}.reject`);
   const model = list(member(data, 'model', []), `${where}.model`).map((response, index) =>
@@ -241,12 +244,11 @@ export function readScenario(value: unknown): Scenario {
   const data = object(value, 'scenario');
   known(data, SCENARIO_MEMBERS, 'scenario');
   const tools = list(member(data, 'tools', []), 'tools').map((tool, index) => readTool(tool, `tools[${index}]`));
-  for (const tool of tools) buildLoopKey(tool.loopKey, tool.name, new Map()); // ENG-23: check the form now
   const toolsByName = new Map(tools.map((tool) => [tool.name, tool]));
   if (toolsByName.size !== tools.length) {
     throw new ScenarioError('tools: two tools share a name');
   }
-  const initial = member(data, 'initialState', null);
+  const initial = member(data, 'initialState'); // undefined when left out; null is refused (ENG-180)
   return {
     id: string(member(data, 'id', null), 'id'),
     tools,
@@ -256,6 +258,6 @@ export function readScenario(value: unknown): Scenario {
     runs: list(member(data, 'runs', null), 'runs').map((run, index) => readRun(run, `runs[${index}]`)),
     doomLoop: clone(member(data, 'doomLoop')),
     stateAccessor: member(data, 'stateAccessor', true) !== false,
-    initialState: initial === null ? undefined : clone(object(initial, 'initialState')),
+    initialState: initial === undefined ? undefined : clone(object(initial, 'initialState')),
   };
 }
