@@ -4,10 +4,30 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from doomloop_kit.jsvalue.values import to_double
 from doomloop_kit.reference import RUNGS, UNDEFINED
 
 from .scenario import HandlerSpec
 from .transcript import HookEvent
+
+
+def json_equal(left: object, right: object) -> bool:
+    """JSON equality, as a handler's ``when`` compares (ENG-183): the same JSON type (a
+    boolean is never a number), numbers by their double value, arrays element by element,
+    objects by member set and values."""
+    if isinstance(left, bool) or isinstance(right, bool):
+        return left is right
+    if isinstance(left, int | float) and isinstance(right, int | float):
+        return to_double(left) == to_double(right)
+    if isinstance(left, Mapping) and isinstance(right, Mapping):
+        return left.keys() == right.keys() and all(
+            json_equal(left[name], right[name]) for name in left
+        )
+    if isinstance(left, list) and isinstance(right, list):
+        return len(left) == len(right) and all(
+            json_equal(a, b) for a, b in zip(left, right, strict=True)
+        )
+    return type(left) is type(right) and left == right
 
 
 class Hooks:
@@ -31,7 +51,10 @@ class Hooks:
         for handler in self._handlers:
             if handler.tool is not None and handler.tool != tool_name:
                 continue  # tool matchers fail closed without a tool name (ENG-91)
-            if any(payload.get(name, UNDEFINED) != value for name, value in handler.when.items()):
+            if not all(
+                name in payload and json_equal(payload[name], value)
+                for name, value in handler.when.items()
+            ):
                 continue
             if handler.fails is not None:
                 self._warnings.append(f"[hooks] DoomLoopDetected handler failed: {handler.fails}")
