@@ -124,7 +124,11 @@ class Run:
         """The reason a normal end reports: ``max_turns`` once ``stopWhen`` held (ENG-147)."""
         self.saved: object = None
         """The state this run saved last; None while it saved none (ENG-156)."""
-        self._stored_status = loaded.get("status") if loaded and scenario.state_accessor else None
+        self._stored_status = (  # UNDEFINED: the loaded state has no status (ENG-191)
+            loaded.get("status", UNDEFINED)
+            if loaded is not None and scenario.state_accessor
+            else None
+        )
         self.end: RunEnd | None = None
 
     # -- helpers -----------------------------------------------------------------
@@ -155,9 +159,10 @@ class Run:
             self.saved = self.state.to_json()
 
     def _saved_status(self) -> object:
-        """The status the accessor holds: the last save's, else the loaded state's (ENG-130)."""
+        """The status the accessor holds: the last save's, else the loaded state's (ENG-130);
+        UNDEFINED when that state has none (ENG-191)."""
         if isinstance(self.saved, Mapping):
-            return self.saved.get("status")
+            return self.saved.get("status", UNDEFINED)
         return self._stored_status
 
     def _executable(self, call: Call) -> bool:

@@ -12,6 +12,8 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from doomloop_kit.reference import UNDEFINED
+
 
 def _frozen_json(value: object) -> object:
     """A private deep copy: records never share mutable JSON with the engine.
@@ -100,7 +102,8 @@ class Execution:
 class RunEnd:
     """How a run ended (ENG-86, ENG-87, ENG-20).
 
-    ``status`` is the persisted status (None without a state accessor);
+    ``status`` is the persisted status (None without a state accessor, UNDEFINED
+    when the state the store holds has no ``status``: left out of the JSON, ENG-191);
     ``reason`` the ``SessionEnd`` reason the run reached (also when no hook
     could observe it; None when it failed before ``SessionStart``);
     ``stop_verdict`` what ``getDoomLoopVerdict()`` gives (ENG-101).
@@ -114,8 +117,10 @@ class RunEnd:
     error: dict[str, object] | None = None
 
     def to_json(self) -> dict[str, object]:
-        result: dict[str, object] = {
-            "status": self.status,
+        result: dict[str, object] = {}
+        if self.status is not UNDEFINED:
+            result["status"] = _frozen_json(self.status)
+        result |= {
             "reason": self.reason,
             "finalResponseId": self.final_response_id,
             "finalText": self.final_text,

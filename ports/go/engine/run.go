@@ -88,7 +88,10 @@ func newRun(s *Scenario, turn *Turn, index int, loaded *Object, opts *options) *
 	}
 	r.batches = &batches{scenario: s, detection: r.detection, rec: r.rec, interleave: opts.interleave}
 	r.choice = newToolChoice(s.Request.ToolChoice, s.Request.ToolChoiceFrom, r.state.consumedKey)
-	r.loadedStatus = loaded.Value("status") // none without a store, or when it holds no status
+	r.loadedStatus = nil // without a store, or when it holds no state
+	if loaded != nil {
+		r.loadedStatus = loaded.Value("status") // undefined when the state has none (ENG-191)
+	}
 	return r
 }
 
@@ -170,7 +173,8 @@ func (r *run) save() {
 }
 
 // savedStatus is the status the accessor holds: the last save's, else the
-// loaded state's (ENG-141).
+// loaded state's (ENG-141); undefined, left out of the transcript, when that
+// state has none (ENG-191).
 func (r *run) savedStatus() any {
 	if r.saved != nil {
 		return r.saved.Value("status")

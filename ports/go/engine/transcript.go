@@ -1,5 +1,7 @@
 package engine
 
+import "doomloop.invalid/harness/jsvalue"
+
 // Transcript is the observable run of every run of a scenario (ENG-156).
 type Transcript struct {
 	Scenario string
@@ -36,7 +38,7 @@ type Dispatch struct {
 
 // RunEnd is how a run ended (ENG-86, ENG-87, ENG-141).
 type RunEnd struct {
-	Status          any    // the status the state accessor holds; nil without one
+	Status          any    // the status the state accessor holds; nil without one, undefined when its state has none
 	Reason          string // the reason the run reached; "" for a run refused before it started
 	FinalResponseID string // "" without a final response
 	FinalText       *string
@@ -81,9 +83,12 @@ func (r *RunTranscript) json() map[string]any {
 	for name, n := range r.LoopKeyInvocations {
 		invocations[name] = float64(n)
 	}
-	end := map[string]any{"status": wireValue(r.End.Status), "reason": nullable(r.End.Reason),
+	end := map[string]any{"reason": nullable(r.End.Reason),
 		"finalResponseId": nullable(r.End.FinalResponseID), "finalText": nil,
 		"stopVerdict": wireValue(r.End.StopVerdict)}
+	if !jsvalue.IsUndefined(r.End.Status) { // left out when the state held has no status (ENG-191)
+		end["status"] = wireValue(r.End.Status)
+	}
 	if r.End.FinalText != nil {
 		end["finalText"] = *r.End.FinalText
 	}

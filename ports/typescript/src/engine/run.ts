@@ -77,8 +77,8 @@ export class Run {
   private reason = 'complete';
   /** The state this run saved last; null while it saved none (ENG-156). */
   private saved: Json = null;
-  /** The status the accessor held when the run began (ENG-130). */
-  private readonly storedStatus: Json;
+  /** The status the accessor held when the run began (ENG-130); undefined when its state has none (ENG-191). */
+  private readonly storedStatus: Json | undefined;
   private end: RunEnd | undefined;
 
   constructor(
@@ -91,7 +91,8 @@ export class Run {
     this.hooks = new Hooks(scenario.hooks, this.warnings);
     this.identity = new IdentityResolver(mod, scenario.tools);
     this.state = Conversation.fromJson(loaded);
-    this.storedStatus = loaded !== undefined && hasOwn(loaded, 'status') ? (loaded.status as Json) : null;
+    if (loaded === undefined) this.storedStatus = null;
+    else this.storedStatus = hasOwn(loaded, 'status') ? (loaded.status as Json) : undefined;
     const request = scenario.request;
     this.toolChoice = new ToolChoicePolicy(
       mod.canonicalizeKeyMaterial,
@@ -152,9 +153,12 @@ export class Run {
     if (this.scenario.stateAccessor) this.saved = this.state.toJson() as Json;
   }
 
-  /** The status the accessor holds: the last save's, else the loaded state's (ENG-130). */
-  private savedStatus(): Json {
-    return isObject(this.saved) ? (this.saved.status ?? null) : this.storedStatus;
+  /**
+   * The status the accessor holds: the last save's, else the loaded state's (ENG-130);
+   * undefined, so left out of the transcript, when that state has none (ENG-191).
+   */
+  private savedStatus(): Json | undefined {
+    return isObject(this.saved) ? (this.saved.status as Json | undefined) : this.storedStatus;
   }
 
   private executable(call: Call): boolean {

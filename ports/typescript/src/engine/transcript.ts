@@ -37,13 +37,14 @@ export interface Execution {
 
 /**
  * How a run ended (ENG-86, ENG-87, ENG-20, ENG-141). `status` is the status
- * the state accessor holds (null without one); `reason` the `SessionEnd`
+ * the state accessor holds (null without one; undefined, so left out, when the
+ * state it holds has no status, ENG-191); `reason` the `SessionEnd`
  * reason the run reached, also when no hook could observe it (null when a
  * decision resume fails for want of a state accessor); `stopVerdict` is what
  * `getDoomLoopVerdict()` gives (ENG-101), null on a failed run.
  */
 export interface RunEnd {
-  status: Json;
+  status: Json | undefined;
   reason: string | null;
   finalResponseId: string | null;
   finalText: string | null;

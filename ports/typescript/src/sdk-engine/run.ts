@@ -142,8 +142,10 @@ export async function runOnce(sdk: SdkEngineModule, input: RunInput, store: Stor
     const result = run.result;
     ended = await capturingWarnings(warnings, () => outcome(result));
   });
+  // ENG-191: the status the store's state holds, as JSON writes it: left out (JS undefined) when that state has none
+  const held = isObject(store.value) ? store.value.status : null;
   const end: SdkRunTranscript['end'] = {
-    status: viaJson(isObject(store.value) ? store.value.status : null),
+    status: held === undefined ? undefined : viaJson(held),
     reason: run.reason ?? null,
     finalResponseId: ended.failure === undefined ? responseId(ended.response) : null,
     finalText: ended.response === null || ended.failure !== undefined ? null : (viaJson(ended.text) as string | null),
