@@ -72,6 +72,8 @@ def test_bad_input_covers_eng_20_to_23_one_fact_each() -> None:
         "ENG-172",
         "ENG-173",
         "ENG-177",
+        "ENG-180",
+        "ENG-182",
     }
     assert all(len(v.facts) == 1 for v in vectors)
     rejected = [v for v in vectors if v.steps[0].expect == {"error": "bad-scenario"}]
@@ -95,6 +97,24 @@ def test_bad_input_covers_eng_20_to_23_one_fact_each() -> None:
         "malformed-tool-choice-not-canonical",
         "malformed-message-content-not-a-list",
         "malformed-message-part-not-an-object",
+        *(
+            f"malformed-{member}-null"
+            for member in (
+                "initial-state",
+                "tool-fails",
+                "handler-tool",
+                "handler-fails",
+                "models",
+                "step-count",
+                "decision-resume-input",
+                "loop-key-message",
+            )
+        ),
+        *(
+            f"malformed-loop-key-{form}-stray-member"
+            for form in ("project", "returns", "returns-undefined", "throws", "resolution-fails")
+        ),
+        "malformed-throws-message-not-a-string",
     }
 
 

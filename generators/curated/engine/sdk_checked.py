@@ -4,14 +4,17 @@ The brief and the SDK's recorded answers were silent on these inputs, and the
 kit's three engines agreed with each other but not with the SDK once the SDK
 itself could be run (``../shared/sdk``). Each entry pins one fact the SDK
 showed, cites the statement that now makes it normative, and names the
-difference class it settles (``origin``).
+difference class it settles (``origin``). The entries of origin "issue 31"
+pin format facts of §15.1.4 that no vector pinned, each checked against the
+SDK's run loop before it was written.
 """
 
 from __future__ import annotations
 
-from .builders import Json, JsonObject, call, decide, fresh, scenario, text, turn
+from .builders import Json, JsonObject, call, decide, fresh, repeated_calls, scenario, text, turn
 
 READ: JsonObject = {"name": "read"}
+READ_TOOL: JsonObject = {"type": "function", "name": "read"}
 RISKY: JsonObject = {"name": "risky", "kind": "approval"}
 HALT_PREFIX = "Run halted by doom-loop detection: "
 
@@ -76,6 +79,57 @@ def _pending_fold(unsent: JsonObject) -> JsonObject:
         "initialState": state,
         "runs": [decide([turn(text("done"))], approve=["c1"])],
     }
+
+
+def _keyed(form: JsonObject, arguments: JsonObject) -> JsonObject:
+    """Two identical calls of ``read`` with ``form`` as its loopKey, then a text: the
+    second call would reach the default ladder's observe rung (2)."""
+    return {
+        "tools": [{"name": "read", "loopKey": form}],
+        "doomLoop": True,
+        "runs": [fresh([*repeated_calls("read", arguments, 2), turn(text("done"))])],
+    }
+
+
+def _fallback(thrown: str) -> JsonObject:
+    """The loop-key fallback warning quoting ``thrown`` (KEY-20, ENG-168)."""
+    return {
+        "kind": "warning",
+        "contains": [f'[DoomLoop] tool "read": loopKey threw ({thrown}); falling back'],
+    }
+
+
+def _choice_from_1(choice: Json) -> JsonObject:
+    """A tool choice with toolChoiceFromDispatch 1, over a call and a text."""
+    return {
+        "doomLoop": True,
+        "request": {"toolChoice": choice, "toolChoiceFromDispatch": 1},
+        "runs": [fresh([turn(call("read", {}, "c1")), turn(text("done"))])],
+    }
+
+
+def _unsent(result: Json) -> JsonObject:
+    """An approval pause beside ``read``, whose body returns ``result``: its result is
+    stored unsent (ENG-155)."""
+    return {
+        "tools": [RISKY, {"name": "read", "result": result}],
+        "doomLoop": True,
+        "runs": [fresh([turn(call("risky", {}, "r1"), call("read", {}, "c1"))])],
+    }
+
+
+def _stored_unsent(result: Json) -> JsonObject:
+    return {
+        "kind": "state",
+        "at": "/unsentToolResults/0",
+        "equals": {"callId": "c1", "name": "read", "output": result},
+    }
+
+
+def _not_replaced(state: JsonObject) -> JsonObject:
+    """A run over the loaded ``state`` that fails before it is built (doomLoop null,
+    ENG-176), so the store keeps that state."""
+    return {"doomLoop": None, "initialState": state, "runs": [fresh([turn(text("ok"))])]}
 
 
 SDK_CHECKED: list[JsonObject] = [
@@ -321,6 +375,186 @@ SDK_CHECKED: list[JsonObject] = [
         tools=[RISKY, {"name": "flaky", "fails": "boom"}],
         doomLoop=True,
         runs=[fresh([turn(call("risky", {}, "c1"), call("flaky", {}, "c2"))])],
+    ),
+    # -- issue 31: the format facts of section 15.1.4 no vector pinned ------------------
+    _entry(
+        "C-23",
+        "A returns loopKey form without value returns null, which exempts the call: two "
+        "identical calls are never detected",
+        "issue 31",
+        ["ENG-182", "KEY-12"],
+        {"kind": "detection", "detector": "tool-fingerprint", "count": 0},
+        **_keyed({"function": "returns"}, {"q": "a"}),
+    ),
+    _entry(
+        "C-24",
+        "A throws loopKey form without message throws the empty message, which the fallback "
+        "warning quotes",
+        "issue 31",
+        ["ENG-182", "KEY-20", "ENG-168"],
+        _fallback(""),
+        **_keyed({"function": "throws"}, {"q": "a"}),
+    ),
+    _entry(
+        "C-25",
+        "A project loopKey form whose lower transform meets a missing field throws "
+        'cannot lower field "q"',
+        "issue 31",
+        ["ENG-182", "ENG-168"],
+        _fallback('cannot lower field "q"'),
+        **_keyed({"function": "project", "fields": {"q": ["lower"]}}, {"p": "a"}),
+    ),
+    _entry(
+        "C-26",
+        "A project loopKey form whose trim transform meets a present number throws as for a "
+        "missing field",
+        "issue 31",
+        ["ENG-182", "ENG-168"],
+        _fallback('cannot trim field "q"'),
+        **_keyed({"function": "project", "fields": {"q": ["trim"]}}, {"q": 5}),
+    ),
+    _entry(
+        "C-27",
+        "The thrown text writes the field name as JSON.stringify does: a quote, a backslash "
+        "and a line feed escaped",
+        "issue 31",
+        ["ENG-182", "ENG-168"],
+        _fallback('cannot trim field "a\\"b\\\\c\\n"'),
+        **_keyed({"function": "project", "fields": {'a"b\\c\n': ["trim"]}}, {"p": 1}),
+    ),
+    _entry(
+        "C-28",
+        "An allowed_tools choice in mode auto is not forced: it is sent from dispatch 0, "
+        "before toolChoiceFromDispatch",
+        "issue 31",
+        ["ENG-184", "ENG-145"],
+        {
+            "kind": "request",
+            "dispatch": 0,
+            "at": "/toolChoice",
+            "equals": {"type": "allowed_tools", "mode": "auto", "tools": [READ_TOOL]},
+        },
+        **_choice_from_1({"type": "allowed_tools", "mode": "auto", "tools": [READ_TOOL]}),
+    ),
+    _entry(
+        "C-29",
+        "An array tool choice is forced: no dispatch before toolChoiceFromDispatch carries it",
+        "issue 31",
+        ["ENG-184", "ENG-145"],
+        {"kind": "request", "dispatch": 0, "at": "/toolChoice", "absent": True},
+        **_choice_from_1(["read"]),
+    ),
+    _entry(
+        "C-30",
+        "A handler with both fails and returns fails: its returned override never applies",
+        "issue 31",
+        ["ENG-183", "ENG-97"],
+        {"kind": "applied", "equals": ["observe"]},
+        hooks=[{"fails": "nope", "returns": {"overrideAction": "stop"}}],
+        **_keyed({"function": "returns", "value": "k"}, {"q": "a"}),
+    ),
+    _entry(
+        "C-31",
+        "A tool with both fails and result fails: its call is answered with the error",
+        "issue 31",
+        ["ENG-181", "ENG-21"],
+        {"kind": "request", "dispatch": 1, "at": "/input/-1/output", "equals": '{"error":"bad"}'},
+        tools=[{"name": "read", "fails": "bad", "result": 7}],
+        doomLoop=True,
+        runs=[fresh([turn(call("read", {}, "c1")), turn(text("done"))])],
+    ),
+    _entry(
+        "C-32",
+        "An escalation model of null is a mechanism: the escalated dispatch names the model null",
+        "issue 31",
+        ["ENG-188", "ENG-72", "CFG-44"],
+        {"kind": "request", "dispatch": 2, "at": "/model", "equals": None},
+        doomLoop={
+            "ladder": {"observe": 1, "steer": False, "escalate": 2, "block": 5, "stop": 8},
+            "escalation": {"model": None},
+        },
+        request={"models": ["fallback-model"]},
+        runs=[fresh([*repeated_calls("read", {"q": 1}, 2), turn(text("done"))])],
+    ),
+    _entry(
+        "C-33",
+        "An approved pending call of a manual tool is answered Tool not found or not executable",
+        "issue 31",
+        ["ENG-163", "ENG-192"],
+        {
+            "kind": "request",
+            "dispatch": 0,
+            "at": "/input/-1/output",
+            "equals": '{"error":"Tool not found or not executable"}',
+        },
+        tools=[{"name": "hand", "kind": "manual"}],
+        doomLoop=True,
+        initialState={
+            "status": "awaiting_approval",
+            "messages": [{"role": "user", "content": "go"}, call("hand", {}, "m1")],
+            "pendingToolCalls": [call("hand", {}, "m1")],
+        },
+        runs=[decide([turn(text("done"))], approve=["m1"])],
+    ),
+    _entry(
+        "C-34",
+        "A body result that is a number is stored unsent as that number",
+        "issue 31",
+        ["ENG-192", "ENG-155"],
+        _stored_unsent(5),
+        **_unsent(5),
+    ),
+    _entry(
+        "C-35",
+        "A body result that is a string is stored unsent as that string",
+        "issue 31",
+        ["ENG-192", "ENG-155"],
+        _stored_unsent("x"),
+        **_unsent("x"),
+    ),
+    _entry(
+        "C-36",
+        "A body result of null is stored unsent with the output null and no error",
+        "issue 31",
+        ["ENG-192", "ENG-155"],
+        _stored_unsent(None),
+        **_unsent(None),
+    ),
+    _entry(
+        "C-37",
+        "A loaded state without status that the run does not replace leaves end.status out",
+        "issue 31",
+        ["ENG-191", "ENG-176"],
+        {"kind": "end", "at": "/status", "absent": True},
+        **_not_replaced({"messages": []}),
+    ),
+    _entry(
+        "C-38",
+        "A loaded status that is not a string is the end's status as it is",
+        "issue 31",
+        ["ENG-191", "ENG-176"],
+        {"kind": "end", "at": "/status", "equals": 5},
+        **_not_replaced({"status": 5, "messages": []}),
+    ),
+    _entry(
+        "C-39",
+        "A member of the loaded state the format does not name is kept in the saved state",
+        "issue 31",
+        ["ENG-192", "ENG-159"],
+        {"kind": "state", "at": "/custom", "equals": {"a": [1]}},
+        doomLoop=True,
+        initialState={"status": "complete", "messages": [], "custom": {"a": [1]}},
+        runs=[fresh([turn(text("done"))])],
+    ),
+    _entry(
+        "C-40",
+        "A handler's when compares by JSON equality: streak true never matches the streak 1",
+        "issue 31",
+        ["ENG-183"],
+        {"kind": "applied", "equals": ["observe", "observe"]},
+        doomLoop={"ladder": {"observe": 1, "block": 3, "stop": 6}},
+        hooks=[{"when": {"streak": True}, "returns": {"overrideAction": "stop"}}],
+        runs=[fresh([*repeated_calls("read", {"q": "a"}, 2), turn(text(""))])],
     ),
     # -- a decision resume that also has input (ENG-163) ---------------------------------
     _entry(

@@ -210,6 +210,33 @@ def _rejected(names: str) -> dict[str, Any]:
     return {"kind": BAD_SCENARIO, "names": names}
 
 
+def _null_member(name: str, where: str, **members: Any) -> dict[str, Any]:
+    """A scenario giving the member ``where`` as null, which the format does not take."""
+    return {
+        "name": f"malformed-{name}-null",
+        "description": f"{where} given as null is bad-scenario: null is a value, not a member "
+        "left out, and only the members that take any JSON value take it",
+        "spec": ["ENG-180", "ENG-23"],
+        "scenario": _scenario(f"malformed-{name}-null", **members),
+        "fact": _rejected(where),
+    }
+
+
+def _stray_member(form: dict[str, Any], stray: str) -> dict[str, Any]:
+    """A loop-key ``form`` with the member ``stray`` it does not have."""
+    name = f"malformed-loop-key-{form['function']}-stray-member"
+    return {
+        "name": name,
+        "description": f"a {form['function']} loopKey form with a member it does not have "
+        f"({stray}) is bad-scenario: each form has exactly the members shown",
+        "spec": ["ENG-182", "ENG-23"],
+        "scenario": _scenario(
+            name, tools=[{"name": "read", "loopKey": {**form, stray: 1}}], runs=[fresh([])]
+        ),
+        "fact": _rejected(f"tools[0].loopKey: unknown member(s) {stray}"),
+    }
+
+
 BAD_INPUT: Final[list[dict[str, Any]]] = [
     {
         "name": "script-exhausted-mid-run",
@@ -533,6 +560,44 @@ BAD_INPUT: Final[list[dict[str, Any]]] = [
             ],
         ),
         "fact": _rejected("runs[0].model[0].output[0].content[0]"),
+    },
+    _null_member("initial-state", "initialState", initialState=None, runs=[fresh([])]),
+    _null_member(
+        "tool-fails", "tools[0].fails", tools=[{"name": "read", "fails": None}], runs=[fresh([])]
+    ),
+    _null_member("handler-tool", "hooks[0].tool", hooks=[{"tool": None}], runs=[fresh([])]),
+    _null_member("handler-fails", "hooks[0].fails", hooks=[{"fails": None}], runs=[fresh([])]),
+    _null_member("models", "request.models", request={"models": None}, runs=[fresh([])]),
+    _null_member(
+        "step-count", "request.stopWhenSteps", request={"stopWhenSteps": None}, runs=[fresh([])]
+    ),
+    _null_member(
+        "decision-resume-input",
+        "runs[0].input",
+        runs=[{**decide([turn(text("done"))], approve=["c1"]), "input": None}],
+    ),
+    _null_member(
+        "loop-key-message",
+        "tools[0].loopKey.message",
+        tools=[{"name": "read", "loopKey": {"function": "throws", "message": None}}],
+        runs=[fresh([])],
+    ),
+    _stray_member({"function": "project", "fields": {"q": []}}, "value"),
+    _stray_member({"function": "returns", "value": 1}, "v"),
+    _stray_member({"function": "returns-undefined"}, "value"),
+    _stray_member({"function": "throws", "message": "m"}, "fields"),
+    _stray_member({"function": "resolution-fails", "message": "m"}, "value"),
+    {
+        "name": "malformed-throws-message-not-a-string",
+        "description": "a throws loopKey form whose message is true is bad-scenario: the "
+        "message is a string (String(true) and str(True) differ)",
+        "spec": ["ENG-182", "ENG-23"],
+        "scenario": _scenario(
+            "malformed-throws-message-not-a-string",
+            tools=[{"name": "read", "loopKey": {"function": "throws", "message": True}}],
+            runs=[fresh([])],
+        ),
+        "fact": _rejected("tools[0].loopKey.message"),
     },
     {
         "name": "run-without-a-model",
