@@ -14,6 +14,7 @@ from __future__ import annotations
 from .builders import Json, JsonObject, call, decide, fresh, repeated_calls, scenario, text, turn
 
 READ: JsonObject = {"name": "read"}
+EMPTY: JsonObject = {"output": []}
 READ_TOOL: JsonObject = {"type": "function", "name": "read"}
 RISKY: JsonObject = {"name": "risky", "kind": "approval"}
 HALT_PREFIX = "Run halted by doom-loop detection: "
@@ -555,6 +556,73 @@ SDK_CHECKED: list[JsonObject] = [
         doomLoop={"ladder": {"observe": 1, "block": 3, "stop": 6}},
         hooks=[{"when": {"streak": True}, "returns": {"overrideAction": "stop"}}],
         runs=[fresh([*repeated_calls("read", {"q": "a"}, 2), turn(text(""))])],
+    ),
+    # -- what the clean-room implementation found pinned by the SDK's corpus only --------
+    _entry(
+        "C-41",
+        "A function loopKey receives {} for arguments that parse to null: trim of the missing "
+        "field throws its own text",
+        "clean room G-01",
+        ["ENG-154", "ENG-39", "ENG-168"],
+        {
+            "kind": "warning",
+            "contains": ['[DoomLoop] tool "read": loopKey threw (cannot trim field "q")'],
+        },
+        tools=[{"name": "read", "loopKey": {"function": "project", "fields": {"q": ["trim"]}}}],
+        doomLoop=True,
+        runs=[fresh([turn(call("read", "null", "c1")), turn(text("ok"))])],
+    ),
+    _entry(
+        "C-42",
+        "A final dispatch, which sends none, keeps the consumed key of a forced choice: a retry "
+        "that finds the script exhausted leaves it saved",
+        "clean room G-07",
+        ["ENG-145", "ENG-147", "ENG-142"],
+        {"kind": "state", "at": "/consumedForcedToolChoiceKey", "equals": '"required"'},
+        doomLoop=True,
+        request={"toolChoice": "required", "stopWhenSteps": 1},
+        runs=[
+            fresh([turn(call("read", {"p": 1}, "c1")), turn(call("read", {"p": 2}, "c2")), EMPTY])
+        ],
+    ),
+    _entry(
+        "C-43",
+        "Without a state accessor a forced choice is consumed all the same: the next dispatch "
+        "sends its relaxed form",
+        "clean room G-08",
+        ["ENG-145"],
+        {"kind": "request", "dispatch": 1, "at": "/toolChoice", "equals": "auto"},
+        doomLoop=True,
+        stateAccessor=False,
+        request={"toolChoice": "required"},
+        runs=[fresh([turn(call("read", {}, "c1")), turn(text("ok"))])],
+    ),
+    _entry(
+        "C-44",
+        "Two unanswered calls sharing an id are sealed once each at a stop gate",
+        "clean room G-14",
+        ["ENG-85", "ENG-150"],
+        {"kind": "toolOutputs", "count": 3},
+        tools=[{"name": "read", "loopKey": False}],
+        doomLoop={"ladder": {"observe": False, "block": False, "stop": 1}},
+        runs=[
+            fresh(
+                [
+                    turn(call("read", {}, "c1")),
+                    turn(text("hi"), call("ghost", {}, "g1"), call("ghost", {"x": 1}, "g1")),
+                ]
+            )
+        ],
+    ),
+    _entry(
+        "C-45",
+        "A HITL call whose arguments do not parse takes the malformed path: the run does not pause",
+        "clean room G-17",
+        ["ENG-165", "ENG-45"],
+        {"kind": "end", "at": "/status", "equals": "complete"},
+        tools=[{"name": "confirm", "kind": "hitl"}],
+        doomLoop=True,
+        runs=[fresh([turn(call("confirm", "{bad", "h1")), turn(text("ok"))])],
     ),
     # -- a decision resume that also has input (ENG-163) ---------------------------------
     _entry(
