@@ -21,6 +21,7 @@ from harnesses import support
 TS_PORT = support.REPO / "ports" / "typescript" / "dist" / "harness.js"
 GO_PORT = support.REPO / "ports" / "go" / "bin" / "doomloop-harness"
 MUTANT = "per-call-streak-ignored"
+ENGINE_FAMILIES = ("engine-resume", "engine-edge-batches", "engine-edge-hooks")
 
 
 def _built(path: Path) -> str:
@@ -51,12 +52,16 @@ def _superset(out: Path, port: str, against: str) -> int:
 def test_typescript_and_go_ports_agree(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     typescript = f"node {_built(TS_PORT)}"
     # the TS port declares features of issue 11 (js-coercion, js-inherited-members) that
-    # the kit's vocabulary may not list yet
+    # the kit's vocabulary may not list yet. Both run engine scenarios: a few engine
+    # families join the monitor ones (engine-edge-request draws a null doomLoop option,
+    # on which the two ports differ: class N1 of the SDK campaign, not decided yet)
+    families = [*strategies.FAMILIES, *ENGINE_FAMILIES]
     status = _fuzz(
         tmp_path,
         typescript,
         _built(GO_PORT),
         *("--examples", "10", "--seed", "1"),
+        *(option for family in families for option in ("--family", family)),
     )
     out = capsys.readouterr().out
     assert status == 0, out
@@ -69,7 +74,7 @@ def test_typescript_and_go_ports_agree(tmp_path: Path, capsys: pytest.CaptureFix
     )
     assert "js-inherited-members" in left_out and "json-own-members (--against only)" in left_out
     agreed = dict(re.findall(r"^([a-z-]+): (\d+) transcripts agree$", out, re.MULTILINE))
-    assert sorted(agreed) == sorted(strategies.FAMILIES)
+    assert sorted(agreed) == sorted(families)
     assert all(int(count) > 0 for count in agreed.values()), agreed
     assert not (tmp_path / "curated").exists()
 
