@@ -1,0 +1,429 @@
+"""Differences between the SDK's run loop and the reference that are known (issue 30).
+
+Each :class:`KnownDifference` names one behaviour where the SDK 0.9.0 and the
+reference engine disagree and that is decided (or being decided) elsewhere,
+with a *neutraliser*: a rewrite of a scenario that removes what triggers the
+difference and nothing the comparison cares about otherwise (an empty-string
+input becomes ``"go"``, a first message item gets an empty ``output_text``
+part, ...). :func:`classify` tells whether a difference found on a scenario
+is explained by known differences: it is, when the neutralised scenario
+shows no difference (and then by a smallest set of them whose neutralisers
+together remove it, found by leaving each out in turn); otherwise it is a
+new class, named by the first difference left on the neutralised scenario.
+The campaign (:mod:`.campaign`) counts each class and keeps a minimal
+scenario for it.
+
+When the spec, the reference and the ports adopt a decision, its difference
+disappears and its entry here can go: an entry whose difference never shows
+in a campaign is reported as unseen.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import math
+import re
+from collections import Counter
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any, Final
+
+Scenario = dict[str, Any]
+"""A scenario in the format of spec §15.1.4, as plain JSON."""
+
+FULL_VERDICT: Final[dict[str, object]] = {
+    "action": "stop",
+    "detector": "tool-fingerprint",
+    "toolName": "read",
+    "streak": 6,
+    "message": "Stopped.",
+}
+"""A stop verdict as the monitor writes one (MSG-*), for persisted verdicts of odd shapes."""
+
+
+@dataclass(frozen=True)
+class KnownDifference:
+    """One known difference: its key, what the SDK does, and its neutraliser."""
+
+    key: str
+    title: str
+    source: str
+    """Where it is reported and decided (issue, statement)."""
+    neutralise: Callable[[Scenario], None]
+    """Rewrites a scenario (a private copy) in place so that it cannot trigger this."""
+
+
+# -- walking a scenario -------------------------------------------------------------------
+
+
+def _runs(scenario: Scenario) -> Iterator[dict[str, Any]]:
+    runs = scenario.get("runs")
+    for run in runs if isinstance(runs, list) else []:
+        if isinstance(run, dict):
+            yield run
+
+
+def _responses(scenario: Scenario) -> Iterator[list[Any]]:
+    """The output item lists of every scripted response."""
+    for run in _runs(scenario):
+        model = run.get("model")
+        for response in model if isinstance(model, list) else []:
+            output = response.get("output") if isinstance(response, dict) else None
+            if isinstance(output, list):
+                yield output
+
+
+def _messages(output: list[Any]) -> Iterator[dict[str, Any]]:
+    for item in output:
+        if isinstance(item, dict) and item.get("type") == "message":
+            yield item
+
+
+def _has_output_text(content: object) -> bool:
+    return isinstance(content, list) and any(
+        isinstance(part, dict) and part.get("type") == "output_text" for part in content
+    )
+
+
+def _js_falsy(value: object) -> bool:
+    """JS falsiness of a JSON value (``null`` excluded: it is read as no value at all)."""
+    return value is False or value == "" or (isinstance(value, int | float) and value == 0)
+
+
+def _loaded_blob(scenario: Scenario) -> dict[str, Any] | None:
+    state = scenario.get("initialState")
+    blob = state.get("doomLoop") if isinstance(state, dict) else None
+    return blob if isinstance(blob, dict) else None
+
+
+# -- the neutralisers ---------------------------------------------------------------------
+
+
+def _parts_of_objects(scenario: Scenario) -> None:
+    """Message content that is not an array of JS objects becomes ``[]``."""
+    for output in _responses(scenario):
+        for item in _messages(output):
+            content = item.get("content")
+            if not isinstance(content, list) or not all(
+                isinstance(part, dict | list) for part in content
+            ):
+                item["content"] = []
+
+
+def _first_message_has_text(scenario: Scenario) -> None:
+    """The first message item of each response gets an empty ``output_text`` part when
+    it has none, so that both readings take the same text."""
+    for output in _responses(scenario):
+        first = next(_messages(output), None)
+        content = None if first is None else first.get("content")
+        if isinstance(content, list) and not _has_output_text(content):
+            content.append({"type": "output_text", "text": ""})
+
+
+def _no_empty_input(scenario: Scenario) -> None:
+    for run in _runs(scenario):
+        if run.get("input") == "":
+            run["input"] = "go"
+
+
+def _no_falsy_error(scenario: Scenario) -> None:
+    """Bodies fail with a non-empty message; stored unsent results lose a falsy error."""
+    tools = scenario.get("tools")
+    for tool in tools if isinstance(tools, list) else []:
+        if isinstance(tool, dict) and tool.get("fails") == "":
+            tool["fails"] = "failed"
+    state = scenario.get("initialState")
+    unsent = state.get("unsentToolResults") if isinstance(state, dict) else None
+    for result in unsent if isinstance(unsent, list) else []:
+        if isinstance(result, dict) and "error" in result and _js_falsy(result["error"]):
+            del result["error"]
+
+
+def _verdict_object(scenario: Scenario) -> None:
+    """A truthy persisted ``stopVerdict`` that is not a JSON object becomes a full one."""
+    blob = _loaded_blob(scenario)
+    if blob is None or "stopVerdict" not in blob:
+        return
+    verdict = blob["stopVerdict"]
+    if verdict is not None and not _js_falsy(verdict) and not isinstance(verdict, dict):
+        blob["stopVerdict"] = copy.deepcopy(FULL_VERDICT)
+
+
+def _no_null_option(scenario: Scenario) -> None:
+    for holder in [scenario, *_runs(scenario)]:
+        if "doomLoop" in holder and holder["doomLoop"] is None:
+            holder["doomLoop"] = True
+
+
+def _loaded(scenario: Scenario) -> dict[str, Any]:
+    state = scenario.get("initialState")
+    return state if isinstance(state, dict) else {}
+
+
+def _lists_with_entries(scenario: Scenario) -> None:
+    """Loaded pending calls and unsent results that are not a non-empty array go."""
+    state = _loaded(scenario)
+    for name in ("pendingToolCalls", "unsentToolResults"):
+        if name in state and not (isinstance(state[name], list) and state[name]):
+            del state[name]
+
+
+def _unsent_entries_complete(scenario: Scenario) -> None:
+    """Loaded unsent results: objects with a string call id and an ``output`` member."""
+    state = _loaded(scenario)
+    unsent = state.get("unsentToolResults")
+    if not isinstance(unsent, list):
+        return
+    kept = [r for r in unsent if isinstance(r, dict) and isinstance(r.get("callId"), str)]
+    for result in kept:
+        result.setdefault("output", None)
+    state["unsentToolResults"] = kept
+
+
+def _messages_array(scenario: Scenario) -> None:
+    """Loaded messages that are not an array become the pending calls (the history the
+    harness maps a pending call back to), or ``[]``."""
+    state = _loaded(scenario)
+    if "messages" in state and not isinstance(state["messages"], list):
+        pending = state.get("pendingToolCalls")
+        state["messages"] = copy.deepcopy(pending) if isinstance(pending, list) else []
+
+
+def _no_boolean_filters(scenario: Scenario) -> None:
+    """``when`` values hold no boolean: each becomes the string of its JSON form."""
+
+    def replaced(value: object) -> object:
+        if isinstance(value, bool):
+            return "true" if value else "false"
+        if isinstance(value, list):
+            return [replaced(item) for item in value]
+        if isinstance(value, dict):
+            return {name: replaced(item) for name, item in value.items()}
+        return value
+
+    hooks = scenario.get("hooks")
+    for hook in hooks if isinstance(hooks, list) else []:
+        if isinstance(hook, dict) and isinstance(hook.get("when"), dict):
+            hook["when"] = replaced(hook["when"])
+
+
+def _overflows(value: object) -> bool:
+    if isinstance(value, float):
+        return math.isinf(value)
+    if isinstance(value, list):
+        return any(_overflows(item) for item in value)
+    if isinstance(value, dict):
+        return any(_overflows(item) for item in value.values())
+    return False
+
+
+def _finite_arguments(scenario: Scenario) -> None:
+    """Raw arguments holding a number beyond the double range (``1e400``) become
+    ``"null"``, in scripted calls and in the loaded conversation."""
+    state = _loaded(scenario)
+    items = [item for output in _responses(scenario) for item in output]
+    for name in ("messages", "pendingToolCalls"):
+        listed = state.get(name)
+        items += listed if isinstance(listed, list) else []
+    for item in items:
+        raw = item.get("arguments") if isinstance(item, dict) else None
+        if not isinstance(raw, str):
+            continue
+        try:
+            parsed = json.loads(raw)
+        except ValueError:
+            continue
+        if _overflows(parsed):
+            item["arguments"] = "null"
+
+
+def _plain_shared_ids(scenario: Scenario) -> None:
+    """Calls sharing a call id lose the members a provider adds (``id``, ``status``)."""
+    calls = [
+        item
+        for output in _responses(scenario)
+        for item in output
+        if isinstance(item, dict) and item.get("type") == "function_call"
+    ]
+    seen = Counter(str(item.get("callId")) for item in calls)
+    for item in calls:
+        if seen[str(item.get("callId"))] > 1:
+            item.pop("id", None)
+            item.pop("status", None)
+
+
+KNOWN: Final[tuple[KnownDifference, ...]] = (
+    KnownDifference(
+        "message-content",
+        "a message item whose content is not an array of objects makes the SDK throw a "
+        "TypeError (the run fails with type-error)",
+        "issue 30; to be declared not well formed (ENG-23, bad-scenario)",
+        _parts_of_objects,
+    ),
+    KnownDifference(
+        "R1",
+        "the final and checked text come from the FIRST message item, also when it has no "
+        'output_text (then "")',
+        "issue 30 R1 / P-51 (ENG-157)",
+        _first_message_has_text,
+    ),
+    KnownDifference(
+        "R2",
+        "an empty-string input on a conversation with no messages is left out of "
+        "follow-up, final and retry dispatch inputs",
+        "issue 30 R2 (ENG-146)",
+        _no_empty_input,
+    ),
+    KnownDifference(
+        "R3",
+        'an unsent result whose error is falsy in JS (e.g. "") is folded as the encoding '
+        'of its output ("null"), not {"error": ""}',
+        "issue 30 R3 (ENG-80, ENG-155)",
+        _no_falsy_error,
+    ),
+    KnownDifference(
+        "R4",
+        "a halt text with a truthy non-object stopVerdict is "
+        "'Run halted by doom-loop detection: undefined'",
+        "issue 30 R4 (ENG-106, ENG-158)",
+        _verdict_object,
+    ),
+    KnownDifference(
+        "N1",
+        "a doomLoop option of null: the SDK fails the run with type-error before the run "
+        "exists (the resolver throws, CFG-41; no hook, no dispatch, reason null); the "
+        "reference engine raises the resolver's JsTypeError out of run_scenario",
+        "found by this campaign",
+        _no_null_option,
+    ),
+    KnownDifference(
+        "N3",
+        "loaded unsent results are read as JS reads members: an entry without output is "
+        "sent without an output member (JSON.stringify(undefined)), one without callId as "
+        'id "output_undefined" and no callId (the reference writes "output_None"), an '
+        "entry that is not an object likewise (null: the run fails with type-error)",
+        "found by this campaign",
+        _unsent_entries_complete,
+    ),
+    KnownDifference(
+        "N2",
+        "loaded pendingToolCalls and unsentToolResults that are not a non-empty array "
+        "([], a string, a number) are saved again as loaded; the reference drops them",
+        "found by this campaign",
+        _lists_with_entries,
+    ),
+    KnownDifference(
+        "N4",
+        "loaded messages that are not an array: the SDK fails the run (reason error, after "
+        "SessionStart); the reference reads them as []",
+        "found by this campaign",
+        _messages_array,
+    ),
+    KnownDifference(
+        "N5",
+        "a hook's when filter compares with Python equality in the reference: true "
+        "matches 1 and false matches 0 (DIV-11); the SDK harness compares JSON values",
+        "found by this campaign",
+        _no_boolean_filters,
+    ),
+    KnownDifference(
+        "N6",
+        "the SDK persists a pending call with its parsed arguments, which a JSON store "
+        "turns from a number beyond the double range (1e400, Infinity) into null: on the "
+        "decision resume its tool hooks fire and its body receives null; the reference "
+        "keeps the raw string (no hook, ENG-140)",
+        "found by this campaign",
+        _finite_arguments,
+    ),
+    KnownDifference(
+        "H1",
+        "not the SDK's: its state keeps pending calls parsed ({id, name, arguments}), and "
+        "the shared harness shows each as the latest history item with the same call id, "
+        "name and arguments, so pending calls sharing a call id whose items differ in "
+        "other members (a provider's id, status) come back swapped",
+        "sdk-engine-harness.mjs (fromSdkState); for the kit's own SDK harness (issue 30 item 2)",
+        _plain_shared_ids,
+    ),
+)
+
+
+def neutralised(scenario: Mapping[str, Any], known: KnownDifference) -> Scenario | None:
+    """``scenario`` without the trigger of ``known``; None when it has none."""
+    copied = copy.deepcopy(dict(scenario))
+    known.neutralise(copied)
+    return None if copied == scenario else copied
+
+
+# -- classification ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Observation:
+    """A difference between the two sides on one scenario: its first difference."""
+
+    where: str
+    """``run R, dispatch D, /pointer`` (or a harness error, or a failure of the reference)."""
+    reason: str
+    reference: Any = None
+    sdk: Any = None
+
+    @property
+    def signature(self) -> str:
+        """The class of a new difference: where and why, without run, dispatch and array
+        indices, numbers or quoted values."""
+        where = re.sub(r"run \d+, ", "", self.where)
+        where = re.sub(r"dispatch \d+", "dispatch", where)
+        where = re.sub(r"/\d+(?=/|$)", "/*", where)
+        reason = re.split(r"[;(]", self.reason, maxsplit=1)[0].strip()
+        reason = re.sub(r'"[^"]*"', "…", re.sub(r"\d+", "N", reason))
+        return f"{where}: {reason}"
+
+
+@dataclass(frozen=True)
+class Classification:
+    """A difference's class: the known differences that explain it, or a new one."""
+
+    key: str
+    """``R1``, ``R1+R3`` (known), or ``new: <signature>``."""
+    known: tuple[str, ...]
+    scenario: Scenario
+    """The scenario that shows it (for a new class, the neutralised one)."""
+    observation: Observation
+
+
+Observe = Callable[[Scenario], Observation | None]
+"""Runs a scenario on both sides: its first difference, or None when they agree."""
+
+
+def classify(scenario: Scenario, found: Observation, observe: Observe) -> Classification:
+    """The class of the difference ``found`` on ``scenario`` (module docstring)."""
+    plain = copy.deepcopy(scenario)
+    applicable: list[KnownDifference] = []
+    for known in KNOWN:  # in order: a neutraliser may leave work for a later one
+        before = copy.deepcopy(plain)
+        known.neutralise(plain)
+        if plain != before:
+            applicable.append(known)
+    if not applicable:
+        return Classification(f"new: {found.signature}", (), scenario, found)
+    left = observe(plain)
+    if left is not None:
+        return Classification(f"new: {left.signature}", (), plain, left)
+    needed = list(applicable)
+    for known in applicable:  # keep only the neutralisers the agreement needs
+        if len(needed) > 1 and observe(_neutralised_by(scenario, needed, known)) is None:
+            needed.remove(known)
+    names = tuple(k.key for k in needed)
+    return Classification("+".join(names), names, scenario, found)
+
+
+def _neutralised_by(
+    scenario: Scenario, chosen: list[KnownDifference], left_out: KnownDifference
+) -> Scenario:
+    """``scenario`` rewritten by the neutralisers of ``chosen`` but ``left_out``, in order."""
+    copied = copy.deepcopy(scenario)
+    for known in chosen:
+        if known is not left_out:
+            known.neutralise(copied)
+    return copied
