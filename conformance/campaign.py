@@ -133,7 +133,9 @@ class Campaign:
             transcript, vector = prepared
             finding = self.fuzzer.check_prepared(family, "campaign", transcript, vector)
         except ReferenceFailed as failed:
-            return Observed(Observation("the reference", f"fails: {failed}"), scenario)
+            answer = self.fuzzer.answer(self.side, family, transcript)
+            found = Observation("the reference", f"fails: {failed}", ABSENT, answer)
+            return Observed(found, scenario)
         compared: Scenario = fuzz_families.scenario_of(transcript)
         if finding is None:
             return Observed(None, compared)

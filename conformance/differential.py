@@ -144,6 +144,12 @@ class Fuzzer:
             outcome = outcome.with_stderr(supervisor.discard())
         return run, outcome
 
+    def answer(self, side: Side, family: str, transcript: dict[str, Any]) -> dict[str, Any] | None:
+        """One side's answer to an engine transcript, whatever the reference makes of it,
+        in the form of an expectation (None: no answer)."""
+        run, _ = self._run(side, _stand_in_vector(family, "answer", transcript), family)
+        return run.answers()[0]
+
     def prepare(
         self, family: str, shape: str, transcript: dict[str, Any]
     ) -> tuple[dict[str, Any], Vector] | None:

@@ -607,6 +607,8 @@ def _next_run(
             run["input"] = copy.deepcopy(draw(st.sampled_from(INPUTS)))
     elif client and draw(st.integers(0, 3)):
         run = {"input": _outputs(draw, client, resumes)}
+    elif pending and resumes and _rarely(draw, 3):
+        run = {"input": _outputs(draw, pending, True)}  # outputs for calls awaiting a decision
     elif resumes and _rarely(draw, 5):
         run = draw(_decisions([], True))  # decisions with nothing pending (ENG-22)
     else:
@@ -657,11 +659,15 @@ def edge_scenarios(draw: DrawFn, focus: str) -> DrawnScenario:
         scenario["initialState"] = initial
     first: JsonObject
     pending = [str(item["callId"]) for item in (initial or {}).get("pendingToolCalls", [])]
+    resumes = _edgy(draw, focus, "resumes")
     if pending and draw(st.integers(0, 2)):
-        first = draw(_decisions(pending, _edgy(draw, focus, "resumes")))
+        first = draw(_decisions(pending, resumes))
     else:
         inputs = _edgy(draw, focus, "inputs")
         first = {"input": copy.deepcopy(draw(st.sampled_from(INPUTS if inputs else INPUTS[:1])))}
+        if initial is not None and resumes and _rarely(draw, 3):
+            # a decision resume of a settled conversation: a stored stop re-arms (ENG-158)
+            first.update(draw(_decisions([], True)))
     first["model"] = draw(_responses(tools, ids, 4, focus))
     scenario["runs"] = [first]
     for _ in range(draw(st.integers(0, 3))):
