@@ -24,7 +24,7 @@ PORT_GO     := ports/go/bin/doomloop-harness
 
 .PHONY: install ports port-typescript port-go conformance conformance-reports test lint \
         typecheck vectors-check test-typescript test-go pytest docs docs-serve docs-deploy \
-        docs-versions release
+        docs-versions release engine-campaign
 
 # -- installation -------------------------------------------------------------
 
@@ -107,6 +107,12 @@ pytest: install conformance-reports
 
 # vectors-check is also tests/test_generator_regenerate.py, which pytest runs.
 test: lint typecheck test-typescript test-go pytest
+
+# The long engine campaign against the SDK's run loop (../shared/sdk): 21,000 drawn
+# scenarios, each difference classified and shrunk; rewrites the committed report
+# benchmarks/engine-campaign.{md,json}. Not part of `make test` (which runs a bounded one).
+engine-campaign: install ports
+	nice -n 10 $(BIN)/python benchmarks/engine_campaign.py
 
 # -- the spec site ----------------------------------------------------------------
 
