@@ -35,11 +35,11 @@ from doomloop_kit.generators import build, fuzz_families
 from doomloop_kit.generators.engine_edges import without_sdk_counterpart
 from doomloop_kit.generators.reproducible import seed_only
 from doomloop_kit.vectorset.files import ABSENT, feature_vocabulary
-from hypothesis import HealthCheck, Phase, Verbosity, given, settings
+from hypothesis import given
 from hypothesis import seed as hypothesis_seed
 
 from . import reduction
-from .differential import PORT, Fuzzer, ReferenceFailed, Side
+from .differential import PORT, Fuzzer, ReferenceFailed, Side, drawing
 from .sdk_differences import KNOWN, Classification, Observation, Scenario, classify
 from .supervisor import HarnessOptions, Supervisor
 
@@ -282,17 +282,7 @@ def _draw(chunk: Chunk, each: Callable[[tuple[str, Any]], None]) -> None:
     shrinks the first failure of ``each`` (raised again here). A pass without failure
     draws the same scenarios whether it may shrink or not."""
 
-    @settings(
-        max_examples=chunk.scenarios,
-        database=None,
-        deadline=None,
-        phases=[Phase.generate, Phase.shrink],
-        suppress_health_check=list(HealthCheck),
-        derandomize=False,
-        print_blob=False,
-        report_multiple_bugs=False,
-        verbosity=Verbosity.quiet,
-    )
+    @drawing(chunk.scenarios)
     @hypothesis_seed(chunk.seed)
     @given(fuzz_families.draws(chunk.family))
     def drawn(pair: tuple[str, Any]) -> None:

@@ -241,17 +241,7 @@ class Fuzzer:
         """The minimal finding of a family, or None."""
         found: list[Finding] = []
 
-        @settings(
-            max_examples=self.args.examples,
-            database=None,
-            deadline=None,
-            phases=[Phase.generate, Phase.shrink],
-            suppress_health_check=list(HealthCheck),
-            derandomize=False,
-            print_blob=False,
-            report_multiple_bugs=False,
-            verbosity=Verbosity.quiet,
-        )
+        @drawing(self.args.examples)
         @hypothesis_seed(self.args.seed)
         @given(fuzz_families.draws(family))
         def differential(pair: tuple[str, dict[str, Any]]) -> None:
@@ -277,6 +267,23 @@ class Fuzzer:
                 return found[-1]
             raise  # a bug of the fuzzer itself: never reported as "no mismatch"
         return None
+
+
+def drawing(examples: int) -> settings:
+    """The Hypothesis settings fuzzing draws with: ``examples`` draws, shrinking the first
+    failure only, no example database, no deadline, no health check, quiet (the caller
+    seeds the draw)."""
+    return settings(
+        max_examples=examples,
+        database=None,
+        deadline=None,
+        phases=[Phase.generate, Phase.shrink],
+        suppress_health_check=list(HealthCheck),
+        derandomize=False,
+        print_blob=False,
+        report_multiple_bugs=False,
+        verbosity=Verbosity.quiet,
+    )
 
 
 def reference_verdict(

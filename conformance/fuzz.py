@@ -121,10 +121,11 @@ def run(args: argparse.Namespace) -> int:
     out = report.Console(sys.stdout, "lines", verbose=False)
     try:
         writing.check_folder(args.out)
-        chosen = fuzz_families.matching(args.family)
     except writing.OutputError as error:
         out.note(f"error: --out {error}")
         return ExitStatus.USAGE
+    try:
+        chosen = fuzz_families.matching(args.family)
     except ValueError as error:
         out.note(f"error: --family: {error}")
         return ExitStatus.USAGE
