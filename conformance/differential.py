@@ -393,14 +393,14 @@ def with_witness(vector: Vector, wrong: WrongAnswer | None) -> Vector:
     expect = vector.steps[0].expect
     result = expect.get("result")
     runs = result.get("runs") if isinstance(result, dict) else None
-    if not isinstance(runs, list) or not runs:
+    if not isinstance(result, dict) or not isinstance(runs, list) or not runs:
         return dataclasses.replace(vector, facts=({"kind": "bad-scenario", "names": ""},))
     last = runs[-1] if isinstance(runs[-1], dict) else {}
     candidates = [{"kind": "at", "run": len(runs) - 1, "at": "/end", "equals": last.get("end")}]
     found = None if wrong is None else _DIFFERENCE.match(wrong.path)
     if wrong is not None and found is not None:
         run, dispatch, pointer = found.groups()
-        at = pointer or "" if dispatch is None else f"/dispatches/{dispatch}{pointer or ''}"
+        at = (pointer or "") if dispatch is None else f"/dispatches/{dispatch}{pointer or ''}"
         pinned = {"absent": True} if wrong.expected is ABSENT else {"equals": wrong.expected}
         candidates.insert(0, {"kind": "at", "run": int(run), "at": at, **pinned})
     for fact in candidates:

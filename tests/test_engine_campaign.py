@@ -158,7 +158,12 @@ def test_reduce_deletes_everything_the_property_does_not_need() -> None:
     assert value["b"] == [1, 2, 3]  # not touched
     # the budget of checks is kept
     calls: list[object] = []
-    reduction.reduce(value, lambda v: bool(calls.append(v)) or True, max_checks=3)
+
+    def always(candidate: object) -> bool:
+        calls.append(candidate)
+        return True
+
+    reduction.reduce(value, always, max_checks=3)
     assert len(calls) == 3
 
 
