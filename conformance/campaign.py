@@ -185,7 +185,8 @@ class Campaign:
     # -- a chunk ----------------------------------------------------------------------------
 
     def run(self, chunk: Chunk) -> None:
-        """Draw and judge a chunk's scenarios, then shrink the classes it found first."""
+        """Draw and judge a chunk's scenarios, then shrink the classes it found first (a
+        class that several known differences explain together keeps its first scenario)."""
         before = set(self.classes)
 
         def each(pair: tuple[str, Any]) -> None:
@@ -193,8 +194,9 @@ class Campaign:
             self._tally(chunk.family, shape, fuzz_families.scenario_of(transcript))
 
         _draw(chunk, each)
-        for key in [k for k in self.classes if k not in before and self.shrink]:
-            self._shrink(chunk, key)
+        for key, entry in self.classes.items():
+            if key not in before and self.shrink and len(entry.classification.known) <= 1:
+                self._shrink(chunk, key)
 
     def _shrink(self, chunk: Chunk, key: str) -> None:
         """Replace the class's scenario by a minimal one of the same class: Hypothesis

@@ -29,6 +29,8 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
+from doomloop_kit.jsvalue.utf16 import JS_WHITESPACE
+
 Scenario = dict[str, Any]
 """A scenario in the format of spec §15.1.4, as plain JSON."""
 
@@ -239,7 +241,8 @@ def _finite_arguments(scenario: Scenario) -> None:
 
 
 def _plain_shared_ids(scenario: Scenario) -> None:
-    """Calls sharing a call id lose the members a provider adds (``id``, ``status``)."""
+    """Calls sharing a call id lose the members a provider adds (``id``, ``status``) and
+    the white space around their raw arguments."""
     calls = [
         item
         for output in _responses(scenario)
@@ -251,6 +254,25 @@ def _plain_shared_ids(scenario: Scenario) -> None:
         if seen[str(item.get("callId"))] > 1:
             item.pop("id", None)
             item.pop("status", None)
+            if isinstance(item.get("arguments"), str) and item["arguments"].strip(JS_WHITESPACE):
+                item["arguments"] = item["arguments"].strip(JS_WHITESPACE)
+
+
+def _verdict_message(scenario: Scenario) -> None:
+    """A persisted ``stopVerdict`` object gets a string message when it has none."""
+    blob = _loaded_blob(scenario)
+    verdict = None if blob is None else blob.get("stopVerdict")
+    if isinstance(verdict, dict) and not isinstance(verdict.get("message"), str):
+        verdict["message"] = FULL_VERDICT["message"]
+
+
+def _pending_behind_a_pause(scenario: Scenario) -> None:
+    """A loaded conversation awaiting a decision with no pending call is complete."""
+    state = _loaded(scenario)
+    pending = state.get("pendingToolCalls")
+    waiting = state.get("status") in ("awaiting_approval", "awaiting_hitl")
+    if waiting and not (isinstance(pending, list) and any(isinstance(p, dict) for p in pending)):
+        state["status"] = "complete"
 
 
 KNOWN: Final[tuple[KnownDifference, ...]] = (
@@ -337,11 +359,30 @@ KNOWN: Final[tuple[KnownDifference, ...]] = (
         _finite_arguments,
     ),
     KnownDifference(
+        "N7",
+        "a re-armed stopVerdict that is an object without a string message: the SDK's halt "
+        "text is the prefix and JS String(verdict.message) ('Run halted by doom-loop "
+        "detection: undefined', ': 5', ': null'), as for R4's non-objects; the reference "
+        "writes the fallback 'Run halted by doom-loop detection.'",
+        "found by this campaign (extends R4)",
+        _verdict_message,
+    ),
+    KnownDifference(
+        "N8",
+        "a decision resume of a loaded conversation awaiting approval or HITL with no "
+        "pending call: the SDK saves status in_progress and fails the run with 'Neither "
+        "stream nor response initialized' (sdk-error, no dispatch); the reference goes on "
+        "to the resume dispatch",
+        "found by this campaign",
+        _pending_behind_a_pause,
+    ),
+    KnownDifference(
         "H1",
         "not the SDK's: its state keeps pending calls parsed ({id, name, arguments}), and "
         "the shared harness shows each as the latest history item with the same call id, "
-        "name and arguments, so pending calls sharing a call id whose items differ in "
-        "other members (a provider's id, status) come back swapped",
+        "name and parsed arguments, so pending calls sharing a call id whose items differ "
+        "in other members (a provider's id, status) or in white space around the raw "
+        "arguments come back swapped",
         "sdk-engine-harness.mjs (fromSdkState); for the kit's own SDK harness (issue 30 item 2)",
         _plain_shared_ids,
     ),

@@ -669,6 +669,9 @@ def edge_scenarios(draw: DrawFn, focus: str) -> DrawnScenario:
             # a decision resume of a settled conversation: a stored stop re-arms (ENG-158)
             first.update(draw(_decisions([], True)))
     first["model"] = draw(_responses(tools, ids, 4, focus))
+    if "input" in first and ("approve" in first or "reject" in first):
+        # a call for the re-armed stop to seal, with its halt text (ENG-106)
+        first["model"][0]["output"].append(call("read", '{"q":"a"}', ids.next(draw, False)))
     scenario["runs"] = [first]
     for _ in range(draw(st.integers(0, 3))):
         run = draw(_next_run(scenario, tools, ids, focus))

@@ -73,6 +73,10 @@ TRIGGERS: dict[str, dict[str, Any]] = {
     "N6": _with(
         runs=[{"input": "go", "model": [_reply({**CALL, "arguments": "1e400"}, _text("x"))]}]
     ),
+    "N7": _with(
+        initialState={"status": "complete", "messages": [], "doomLoop": {"stopVerdict": {}}}
+    ),
+    "N8": _with(initialState={"status": "awaiting_hitl", "messages": []}),
     "H1": _with(
         runs=[{"input": "go", "model": [_reply(CALL, {**CALL, "id": "fc_1", "status": "done"})]}]
     ),
