@@ -22,20 +22,31 @@ PORT_PYTHON := $(BIN)/python -m doomloop_kit.conformance.harnesses.python_refere
 PORT_TS     := node ports/typescript/dist/harness.js
 PORT_GO     := ports/go/bin/doomloop-harness
 
-.PHONY: install ports port-typescript port-go conformance conformance-reports test lint \
-        typecheck vectors-check test-typescript test-go pytest docs docs-serve docs-deploy \
-        docs-versions release engine-campaign
+.PHONY: install install-runtime ports port-typescript port-go conformance conformance-reports \
+        test lint typecheck vectors-check test-typescript test-go pytest docs docs-serve \
+        docs-deploy docs-versions release mutation-typescript engine-campaign
 
 # -- installation -------------------------------------------------------------
 
-$(VENV)/.installed: pyproject.toml constraints.txt
+# Two steps: what a conformance run needs (the kit and its runtime dependencies,
+# for `make conformance`), then the development extras on top (tests, lint,
+# types, the site, the release: everything else). `make install` is both.
+$(VENV)/.installed-runtime: pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -c constraints.txt -e .
+	touch $@
+
+$(VENV)/.installed: $(VENV)/.installed-runtime
 	$(BIN)/python -m pip install --quiet -c constraints.txt -e '.[dev]'
 	touch $@
 
+install-runtime: $(VENV)/.installed-runtime
+
 install: $(VENV)/.installed
 
+# npm ci installs the compiler and Node's types only: the mutation tool has a
+# package of its own (ports/typescript/mutation, `make mutation-typescript`).
 port-typescript:
 	npm ci --prefix ports/typescript --no-audit --no-fund
 	npm run build --prefix ports/typescript
@@ -47,7 +58,7 @@ ports: port-typescript port-go
 
 # -- the main job: conformance of the in-tree ports -----------------------------
 
-conformance: install ports
+conformance: install-runtime ports
 	$(KIT) conformance run --port "$(PORT_PYTHON)"
 	$(KIT) conformance run --port "$(PORT_TS)"
 	$(KIT) conformance run --port "$(PORT_GO)"
@@ -60,7 +71,7 @@ define report
 	tail -n 1 $(IN_TREE_REPORTS)/$(1).log
 endef
 
-conformance-reports: install ports
+conformance-reports: install-runtime ports
 	rm -rf $(IN_TREE_REPORTS) && mkdir -p $(IN_TREE_REPORTS)
 	$(call report,python-reference,$(PORT_PYTHON))
 	$(call report,typescript,$(PORT_TS))
@@ -79,7 +90,7 @@ typecheck: install
 	MYPYPATH=$(MYPY_TREE) $(BIN)/mypy --strict -p doomloop_kit
 	MYPYPATH=$(MYPY_TREE):tests:docs/hooks:tools $(BIN)/mypy --strict tests benchmarks docs/hooks tools
 
-vectors-check: install
+vectors-check: install-runtime
 	$(KIT) vectors regenerate --check
 
 # test:package packs the npm package and uses it from a folder outside the checkout.
@@ -108,6 +119,12 @@ pytest: install conformance-reports
 # vectors-check is also tests/test_generator_regenerate.py, which pytest runs.
 test: lint typecheck test-typescript test-go pytest
 
+# The TypeScript port's mutation job (docs/mutation.md): about 11 minutes, never part of
+# make test. Stryker is installed into ports/typescript/mutation/node_modules.
+mutation-typescript: port-typescript
+	npm ci --prefix ports/typescript/mutation --no-audit --no-fund
+	cd ports/typescript && mutation/node_modules/.bin/stryker run
+
 # The long engine campaign against the SDK's run loop (../shared/sdk): 21,000 drawn
 # scenarios, each difference classified and shrunk; rewrites the committed report
 # benchmarks/engine-campaign.{md,json}. Not part of `make test` (which runs a bounded one).
@@ -116,7 +133,7 @@ engine-campaign: install ports
 
 # -- the spec site ----------------------------------------------------------------
 
-docs: conformance-reports
+docs: install conformance-reports
 	NO_MKDOCS_2_WARNING=1 DOOMLOOP_DOCS_REPORTS=$(REPORTS) $(BIN)/mkdocs build --strict
 
 docs-serve: install
@@ -126,7 +143,7 @@ docs-serve: install
 # gh-pages branch, `latest` moved to it, the site root sent to `latest`. Never pushed.
 RELEASE_TOOL := PYTHONPATH=tools:docs/hooks $(BIN)/python -m doomloop_release
 
-docs-deploy: conformance-reports
+docs-deploy: install conformance-reports
 	$(RELEASE_TOOL).site --reports $(REPORTS)
 
 # Serves every version of the local gh-pages branch, with the version selector.

@@ -33,7 +33,7 @@ def build_once(site: Path) -> float:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(allow_abbrev=False, description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=3, help="builds to time (default 3)")
     args = parser.parse_args()
     times = []

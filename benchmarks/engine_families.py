@@ -38,7 +38,7 @@ def _content_key(scenario: Any) -> str:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__)
+    parser = argparse.ArgumentParser(allow_abbrev=False, description=__doc__)
     parser.add_argument("--family", choices=sorted(engine_families.ENGINE_FAMILIES))
     parser.add_argument("--count", type=int)
     args = parser.parse_args()

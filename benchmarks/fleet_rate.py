@@ -25,7 +25,8 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
-from doomloop_kit.replay.fleet import FileTask, corpus, replay_file
+from doomloop_kit.replay.corpus import list_corpus
+from doomloop_kit.replay.fleet import FileTask, replay_file
 from doomloop_kit.replay.options import ReplayOptions
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -52,7 +53,7 @@ def in_process(folder: Path, engine: bool) -> None:
     options = ReplayOptions(engine=engine)
     seconds: dict[str, float] = defaultdict(float)
     rounds: dict[str, int] = defaultdict(int)
-    for file in corpus([str(folder)]):
+    for file in list_corpus([str(folder)]).files:
         if file.name == "outcomes.json":
             continue  # labels, not a log
         started = time.process_time()
@@ -75,7 +76,7 @@ def in_process(folder: Path, engine: bool) -> None:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(allow_abbrev=False, description=__doc__.splitlines()[0])
     parser.add_argument("folder", nargs="?", type=Path, default=DEFAULT)
     parser.add_argument("--engine", action="store_true", help="replay with --engine")
     args = parser.parse_args()

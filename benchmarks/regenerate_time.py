@@ -36,7 +36,7 @@ def actions_of(vector: dict) -> set[str]:  # type: ignore[type-arg]
 
 
 def main() -> int:
-    argparse.ArgumentParser(description=__doc__).parse_args()
+    argparse.ArgumentParser(allow_abbrev=False, description=__doc__).parse_args()
     started = time.perf_counter()
     files = regenerate.build_all()
     elapsed = time.perf_counter() - started

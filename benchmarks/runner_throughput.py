@@ -60,7 +60,9 @@ def timed_run(arguments: list[str], cache: str) -> tuple[float, float]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser = argparse.ArgumentParser(
+        allow_abbrev=False, description=(__doc__ or "").splitlines()[0]
+    )
     parser.add_argument("--port", default=GO_HARNESS, help="harness command (default: Go)")
     parser.add_argument("--vector", default="facts/fanout-repeat-three", help="the one vector")
     parser.add_argument("--repeat", type=int, default=3, help="passes; the best is reported")

@@ -22,9 +22,10 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import json
 import re
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
@@ -55,6 +56,7 @@ from .execute import VectorRun
 from .outcomes import Outcome, Status, WrongAnswer, show
 from .protocol import HarnessFault, ProtocolMismatch
 from .supervisor import BudgetSpent, Supervisor
+from .terminal import shown
 
 PORT: Final = "--port"
 AGAINST: Final = "--against"
@@ -89,7 +91,8 @@ class Side:
     def label(self) -> str:
         hello = self.supervisor.hello
         impl: Mapping[str, object] = {} if hello is None else hello["implementation"]
-        return f"the {self.flag} harness ({impl.get('name', '?')} {impl.get('version', '?')})"
+        name = shown(f"{impl.get('name', '?')} {impl.get('version', '?')}")
+        return f"the {self.flag} harness ({name})"
 
 
 @dataclass(frozen=True)
@@ -112,6 +115,8 @@ class Fuzzer:
         self.port = port
         self.against = against
         self.examples = 0
+        self.drawn: Callable[[], None] = lambda: None
+        """Called for each transcript run (the command's progress bar)."""
         self.unlike_reference = 0
         """Transcripts where both sides agree with each other, not with the reference."""
         self.outside_domain = 0
@@ -142,6 +147,14 @@ class Fuzzer:
         outcome = run.run()
         if outcome.fault:
             outcome = outcome.with_stderr(supervisor.discard())
+        if outcome.error is not None and outcome.error.cause == "timeout":
+            # a hang is the harness's fault, not a finding: shrinking would wait out the
+            # timeout on every smaller transcript, and no vector could pin a hang
+            steps = json.dumps(vector.transcript(), ensure_ascii=True)
+            raise Abort(
+                f"{side.label} hung, a harness fault (not a mismatch): "
+                f"{shown(outcome.summary())}; the transcript it hung on: {steps}"
+            )
         return run, outcome
 
     def answer(self, side: Side, family: str, transcript: dict[str, Any]) -> dict[str, Any] | None:
@@ -248,6 +261,7 @@ class Fuzzer:
             shape, transcript = pair
             assume(set(build.features_of_transcript(transcript)) <= self.features)
             self.examples += 1
+            self.drawn()
             finding = self.check(family, shape, transcript)
             if finding is not None:
                 found.append(finding)  # the last one is the minimal

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from doomloop_kit.vectorset import resources
+from doomloop_kit.vectorset import reading, resources
 
 from .outcomes import Outcome, Status
 from .run_arguments import UsageError
@@ -31,20 +31,17 @@ class ExpectedEntry:
 def expected_failures_file(path: Path) -> Path:
     """The file ``--expected-failures`` names: ``profile:NAME`` is a profile the kit
     ships (installed or not), anything else a path."""
-    name = str(path)
-    if not name.startswith(resources.PROFILE_PREFIX):
-        return path
     try:
-        return resources.profile_path(name.removeprefix(resources.PROFILE_PREFIX))
+        return resources.profile_or_path(path)
     except resources.MissingResource as error:
-        raise UsageError(f"--expected-failures {name}: {error}") from error
+        raise UsageError(f"--expected-failures {path}: {error}") from error
 
 
 def read_expected_failures(path: Path) -> list[ExpectedEntry]:
-    try:
-        text = expected_failures_file(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as error:
-        raise UsageError(f"cannot read expected failures {path}: {error}") from error
+    try:  # a pipe is fine (`<(...)`); an endless input is cut off (reading.MAX_INPUT_BYTES)
+        text = reading.read_text(expected_failures_file(path), regular=False)
+    except reading.InputError as error:
+        raise UsageError(f"cannot read expected failures {error}") from error
     entries = []
     for number, raw in enumerate(text.splitlines(), start=1):
         pattern, _, reason = raw.partition("#")

@@ -37,6 +37,7 @@ from pathlib import Path
 from doomloop_kit.generators import fuzz_families
 from doomloop_kit.vectorset import writing
 from doomloop_kit.vectorset.files import VectorFormatError, feature_vocabulary
+from doomloop_kit.vectorset.progress import Progress, add_progress_argument
 from doomloop_kit.vectorset.vocabulary import ENGINE_FEATURE
 
 from . import interrupts, report
@@ -55,6 +56,7 @@ from .differential import (
 from .outcomes import ExitStatus, Status
 from .protocol import HarnessFault, ProtocolMismatch
 from .supervisor import HarnessOptions, Supervisor, add_harness_arguments, positive_int
+from .terminal import shown
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -96,6 +98,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "every engine family) (repeatable; default: every monitor family, and every engine "
         "family when every harness declares the feature engine)",
     )
+    add_progress_argument(parser)
 
 
 def _start(flag: str, command: str, args: argparse.Namespace, warn: Callable[[str], None]) -> Side:
@@ -142,7 +145,7 @@ def run(args: argparse.Namespace) -> int:
             sides.append(_start(flag, command, args, warn))
         except (HarnessFault, ProtocolMismatch) as problem:
             which = f"the {flag} harness" if differential else "the harness"
-            out.note(f"error: {which} is unusable: {problem}")
+            out.note(f"error: {which} is unusable: {shown(str(problem))}")
             for side in sides:
                 side.supervisor.stop()
             return ExitStatus.ERRORED
@@ -155,8 +158,9 @@ def run(args: argparse.Namespace) -> int:
             assert hello is not None  # started
             impl = hello["implementation"]
             out.note(
-                f"fuzzing {impl['name']} {impl['version']} ({impl['language']}): "
-                f"{args.examples} transcripts per family, seed {args.seed}"
+                f"fuzzing {shown(impl['name'])} {shown(impl['version'])} "
+                f"({shown(impl['language'])}): {args.examples} transcripts per family, "
+                f"seed {args.seed}"
             )
         else:
             out.note(
@@ -167,14 +171,23 @@ def run(args: argparse.Namespace) -> int:
             out.note(
                 f"features left out (one side only, not drawn): {_features_left_out(port, against)}"
             )
-        for family in families:
-            before = fuzzer.examples
-            finding = fuzzer.fuzz_family(family)
-            if finding is None:
+        with Progress(
+            args.examples * len(families), what="fuzzing", unit="transcripts", mode=args.progress
+        ) as bar:
+            out.progress, fuzzer.drawn = bar, bar.advance  # lines print above the bar
+            for done, family in enumerate(families, start=1):
+                before = fuzzer.examples
+                finding = fuzzer.fuzz_family(family)
+                if finding is not None:
+                    out.progress = None
+                    bar.close()
+                    _report(out, args, family, finding, differential)
+                    # a wrong answer fails the port; a harness that broke is an error, as in `run`
+                    wrong = finding.outcome.status == Status.FAILED
+                    return ExitStatus.FAILED if wrong else ExitStatus.ERRORED
                 out.note(f"{family}: {fuzzer.examples - before} transcripts agree")
-                continue
-            _report(out, args, family, finding, differential)
-            return ExitStatus.FAILED
+                bar.advance(max(0, args.examples * done - fuzzer.examples))  # drew fewer
+            out.progress = None
         out.note(f"no mismatch in {fuzzer.examples} transcripts")
         if fuzzer.reference_failures:
             out.note(
@@ -196,6 +209,7 @@ def run(args: argparse.Namespace) -> int:
         out.note(f"error: fuzzing stopped: {abort}")
         return ExitStatus.ERRORED
     except ReferenceFailed as failed:
+        out.progress = None  # the bar closed with its block
         out.note(f"error: the reference failed ({failed}) on this minimal transcript:")
         out.note(f"  {json.dumps(failed.transcript, ensure_ascii=True)}")
         out.note("this is a bug of the kit: please report it with the transcript above")
@@ -218,7 +232,7 @@ def _report(
     """Show the minimal finding of ``family`` and write it as a vector file."""
     outcome, transcript = finding.outcome, finding.transcript
     if not against:
-        headline = "MISMATCH"
+        headline = "MISMATCH" if outcome.status == Status.FAILED else "the harness broke"
     elif outcome.status == Status.FAILED:
         headline = f"MISMATCH between the {PORT} and {AGAINST} harnesses"
     else:
@@ -230,7 +244,7 @@ def _report(
     for index, step in enumerate(transcript["steps"]):
         out.note(f"  step {index}: {json.dumps(step, ensure_ascii=True)}")
     if against and outcome.status != Status.FAILED:
-        out.note(f"{finding.side.flag}: {outcome.summary()}")
+        out.note(f"{finding.side.flag}: {shown(outcome.summary())}")
     out.vector(outcome, Counter())
     for note in finding.notes:
         out.note(note)

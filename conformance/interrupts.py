@@ -36,6 +36,8 @@ from collections.abc import Callable, Iterator
 from types import FrameType
 from typing import Final
 
+from .terminal import shown
+
 SIGNALS: Final = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 STDOUT_CLOSED: Final = 128 + signal.SIGPIPE
 """The exit status of a command whose stdout was closed (141)."""
@@ -220,9 +222,10 @@ def held() -> Iterator[None]:
 
 
 def say(line: str) -> None:
-    """One line on stderr (nothing, rather than an error, when stderr is gone too)."""
+    """One line on stderr, control characters escaped (:func:`~.terminal.shown`: it may
+    carry a harness's words); nothing, rather than an error, when stderr is gone too."""
     with contextlib.suppress(OSError, ValueError):
-        print(line, file=sys.stderr, flush=True)
+        print(shown(line), file=sys.stderr, flush=True)
 
 
 def silence_stdout() -> None:

@@ -30,7 +30,8 @@ class Status(StrEnum):
     SKIPPED = "skipped"
     """The harness lacks a feature the vector needs."""
     XFAILED = "xfailed"
-    """Failed or errored, and listed as an expected failure."""
+    """Failed (a wrong answer), and listed as an expected failure. An errored vector
+    listed there stays errored: a crash, a hang or a harness error is never expected."""
     XPASSED = "xpassed"
     """Passed, but listed as an expected failure (strict: counts as a failure)."""
     NOT_RUN = "not-run"
@@ -38,7 +39,7 @@ class Status(StrEnum):
 
 
 BAD_STATUSES = (Status.FAILED, Status.ERRORED, Status.XPASSED)
-"""The statuses counted as "failed" in the last line of a run."""
+"""The statuses that fail a run (and are shown in detail on the console)."""
 
 
 class ExitStatus(IntEnum):
@@ -150,6 +151,8 @@ class Outcome:
     """The expected-failures entry's reason, for ``xfailed`` / ``xpassed``."""
     fault: bool = False
     """True when the harness broke the protocol and must be restarted."""
+    seconds: float = 0.0
+    """How long the vector was in flight (the JUnit report's ``time``; never compared)."""
 
     @property
     def id(self) -> str:
@@ -166,8 +169,9 @@ class Outcome:
         return ""
 
     def expected_to_fail(self, reason: str) -> Outcome:
-        """This outcome seen through an expected-failures entry."""
-        if self.status in (Status.FAILED, Status.ERRORED):
+        """This outcome seen through an expected-failures entry: a wrong answer is an
+        expected failure; an error (a crash, a timeout, a harness error) stays one."""
+        if self.status == Status.FAILED:
             return dataclasses.replace(self, status=Status.XFAILED, expected_reason=reason)
         if self.status == Status.PASSED:
             return dataclasses.replace(self, status=Status.XPASSED, expected_reason=reason)

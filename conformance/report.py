@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 import xml.etree.ElementTree as ET
 from collections import Counter
 from collections.abc import Iterable
@@ -24,10 +23,17 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from doomloop_kit.vectorset import writing
+from doomloop_kit.vectorset.progress import Progress, draws_bar
 
+from .causes import Causes
 from .interrupts import StdoutClosed, silence_stdout
 from .outcomes import BAD_STATUSES, Outcome, RunState, Status, Tally
+from .terminal import lines, shown
 
+SHOWN_PER_CAUSE = 3
+"""The failing vectors of one cause shown in detail (``-v``: every one)."""
+SHOWN_CAUSES = 10
+"""The causes the summary lists (``report summary`` lists them all)."""
 CONSOLE_TRANSCRIPT_LINES = 30
 CONSOLE_LINE_CHARS = 300
 
@@ -58,21 +64,26 @@ class Console:
 
     def __init__(self, stream: TextIO, progress: str, verbose: bool) -> None:
         self.stream = stream
-        self.bar = progress == "bar" or (progress == "auto" and stream.isatty())
+        self.mode = progress
+        self.bar = draws_bar(progress, stream)
         self.verbose = verbose
-        self.total = 0
-        self.done = 0
+        self.progress: Progress | None = None
+        self.causes = Causes()
         self.file: str | None = None
         self.file_counts: Counter[str] = Counter()
-        self._bar_shown = False
         self.closed = False
         """Writing failed once (stdout closed): the console has gone quiet since."""
         self.raising = True
         """Raise :class:`~.interrupts.StdoutClosed` when stdout is found closed."""
 
     def _print(self, text: str = "") -> None:
-        self._clear_bar()
-        self._write(text + "\n")
+        """A line (or lines) of the kit's own, any control character in it escaped
+        (:func:`~.terminal.lines`); outside text inside one line is :func:`~.terminal.shown`."""
+        if self.progress is None:
+            self._write(lines(text) + "\n")
+            return
+        with self.progress.above():
+            self._write(lines(text) + "\n")
 
     def _write(self, text: str) -> None:
         if self.closed:
@@ -90,58 +101,78 @@ class Console:
             if self.raising:
                 raise StdoutClosed() from None
 
-    def _clear_bar(self) -> None:
-        if self._bar_shown:
-            self._bar_shown = False
-            self._write("\r\x1b[K")
-
     def note(self, text: str) -> None:
         self._print(text)
 
     def begin(self, total: int) -> None:
-        self.total = total
+        """The run starts its ``total`` vectors: the bar, when one is shown."""
+        through = _Through(self)
+        self.progress = Progress(
+            total, what="", unit="vectors", mode=self.mode, stream=through, shown_on=self.stream
+        )
 
     def vector(self, outcome: Outcome, counts: Counter[Status]) -> None:
-        self.done += 1
         if not self.bar and outcome.file != self.file:
             self._file_done()
             self.file = outcome.file
         self.file_counts[outcome.status] += 1
         status = outcome.status
         if status in BAD_STATUSES:
-            self._details(outcome)
+            self._details_once_per_cause(outcome)
         elif self.verbose or (status == Status.XFAILED and not self.bar):
-            detail = outcome.summary()
-            self._print(f"{status.upper()} {outcome.id}" + (f" -- {detail}" if detail else ""))
-        if self.bar:
-            self._draw(counts)
+            detail = shown(outcome.summary())
+            line = f"{status.upper()} {shown(outcome.id)}"
+            self._print(line + (f" -- {detail}" if detail else ""))
+        if self.progress is not None:
+            self.progress.advance(status=last_line(counts))
 
     def _file_done(self) -> None:
         if self.file is not None and not self.bar:
             parts = ", ".join(f"{n} {s}" for s, n in sorted(self.file_counts.items()))
-            self._print(f"{self.file}: {parts}")
+            self._print(f"{shown(self.file)}: {parts}")
         self.file_counts = Counter()
-
-    def _draw(self, counts: Counter[Status]) -> None:
-        width = max(10, min(40, shutil.get_terminal_size((80, 20)).columns - 50))
-        filled = width * self.done // max(1, self.total)
-        self._write(f"\r[{'#' * filled}{'.' * (width - filled)}] {self.done}/{self.total}  ")
-        self._write(f"{last_line(counts)}\x1b[K")
-        self._bar_shown = True
 
     def end(self) -> None:
         self._file_done()
         self.file = None
-        self._clear_bar()
+        if self.progress is not None:
+            progress, self.progress = self.progress, None
+            progress.close()
+
+    def _details_once_per_cause(self, outcome: Outcome) -> None:
+        """The details of the first vectors of each cause (every vector with ``-v``); the
+        others are counted, and the summary gives each cause with its count."""
+        cause = self.causes.add(outcome.to_json())
+        if self.verbose or cause is None or cause.count <= SHOWN_PER_CAUSE:
+            self._details(outcome)
+        elif cause.count == SHOWN_PER_CAUSE + 1:
+            self._print(
+                f"... more vectors fail with this cause (counted in the summary; -v shows each): "
+                f"{_clip(cause.text)}"
+            )
+
+    def _causes(self) -> None:
+        causes = self.causes.most_frequent()
+        if not causes:
+            return
+        self._print(f"failed or errored vectors by cause ({len(causes)}):")
+        for cause in causes[:SHOWN_CAUSES]:
+            self._print(f"  {cause.count:6}  {_clip(cause.text)}  (first: {cause.first})")
+        if len(causes) > SHOWN_CAUSES:
+            self._print(
+                f"  ... {len(causes) - SHOWN_CAUSES} more causes "
+                "(`doomloop-kit report summary` of the --report-json report lists them all)"
+            )
 
     def _details(self, outcome: Outcome) -> None:
         vector = outcome.vector
         label = outcome.status.upper()
-        self._print(f"{label} {vector.id} ({outcome.file}): {vector.description}")
+        where = f"{shown(vector.id)} ({shown(outcome.file)})"
+        self._print(f"{label} {where}: {shown(vector.description)}")
         if outcome.status == Status.XPASSED:
             self._print("  listed as an expected failure, but passed")
             return
-        self._print(f"  {outcome.summary(values=False)}")
+        self._print(f"  {shown(outcome.summary(values=False))}")
         if outcome.wrong_answer is not None:
             wrong = outcome.wrong_answer.to_json()
             self._print(
@@ -151,7 +182,7 @@ class Console:
         if outcome.error is not None and outcome.error.stderr:
             self._print("  harness stderr (last lines):")
             for line in outcome.error.stderr[-10:]:
-                self._print(f"    | {_clip(line, 160)}")
+                self._print(f"    | {shown(_clip(line, 160))}")
         if outcome.transcript:
             lines = outcome.transcript
             self._print(
@@ -165,7 +196,7 @@ class Console:
                 )
                 lines = lines[-CONSOLE_TRANSCRIPT_LINES:]
             for line in lines:
-                self._print(f"    {_clip(line)}")
+                self._print(f"    {shown(_clip(line))}")
 
     def summary(self, tally: Tally, problems: list[str]) -> None:
         counts = tally.counts
@@ -174,6 +205,7 @@ class Console:
             self._print(
                 f"skipped {counts[Status.SKIPPED]} vector(s) for missing features: {skipped}"
             )
+        self._causes()
         for problem in problems:
             self._print(f"error: {problem}")
         for fault in tally.protocol_faults:
@@ -191,16 +223,41 @@ class Console:
         self._print(last_line(counts))
 
 
+class _Through:
+    """The console's stream as the bar writes to it: a closed stdout is handled once,
+    by :meth:`Console._write`."""
+
+    def __init__(self, console: Console) -> None:
+        self.console = console
+
+    def write(self, text: str) -> None:
+        self.console._write(text)
+
+    def flush(self) -> None:
+        pass
+
+    @property
+    def encoding(self) -> str:  # the bar draws blocks on a UTF-8 terminal, # elsewhere
+        return str(getattr(self.console.stream, "encoding", None) or "ascii")
+
+    def fileno(self) -> int:  # the terminal's width, for the bar's
+        return self.console.stream.fileno()
+
+
 def last_line(counts: Counter[Status]) -> str:
-    """``N passed, N failed, N errored, N skipped``: failed counts the wrong answers
-    and unexpected passes, errored the vectors the harness broke on; ``, N not run``
-    follows when the run ended before some vectors."""
-    failed = counts[Status.FAILED] + counts[Status.XPASSED]
+    """``N passed, N failed, N errored, N skipped``, then ``, N xfailed``, ``, N xpassed``
+    and ``, N not run`` when there are any: each selected vector counted once, so the
+    numbers add up to the selection. Failed counts the wrong answers, xpassed the
+    listed vectors that passed (both fail the run), errored the vectors the harness
+    broke on (listed or not)."""
     line = (
-        f"{counts[Status.PASSED]} passed, {failed} failed, {counts[Status.ERRORED]} errored, "
-        f"{counts[Status.SKIPPED]} skipped"
+        f"{counts[Status.PASSED]} passed, {counts[Status.FAILED]} failed, "
+        f"{counts[Status.ERRORED]} errored, {counts[Status.SKIPPED]} skipped"
     )
-    return line + (f", {counts[Status.NOT_RUN]} not run" if counts[Status.NOT_RUN] else "")
+    for status in (Status.XFAILED, Status.XPASSED, Status.NOT_RUN):
+        if counts[status]:
+            line += f", {counts[status]} {status.value.replace('-', ' ')}"
+    return line
 
 
 def _dump(value: Any, absent: bool | None) -> str:
@@ -249,7 +306,12 @@ def write_junit(
         case = ET.SubElement(
             suite,
             "testcase",
-            {"classname": outcome.vector.family, "name": outcome.id, "file": outcome.file},
+            {
+                "classname": outcome.vector.family,
+                "name": outcome.id,
+                "file": outcome.file,
+                "time": f"{outcome.seconds:.3f}",  # overlapping: vectors run side by side
+            },
         )
         body = "\n".join(outcome.transcript)
         status = outcome.status
@@ -278,19 +340,23 @@ def write_junit(
 
 
 def write_expected_failures(path: Path, outcomes: Iterable[Outcome], state: RunState) -> None:
-    """The ids that failed or errored, and the listed ones this run could not judge
-    (skipped, or not run because the run ended early), which keep their reason."""
+    """The ids that failed, and the listed ones this run could not judge (skipped, or not
+    run because the run ended early), which keep their reason. The ones that errored
+    are named in comments: an error is never an expected failure."""
     lines = [
-        "# vectors that failed or errored in this run (doomloop-kit conformance run)",
+        "# vectors that failed in this run (doomloop-kit conformance run)",
         f"# run status: {state}",
     ]
     for outcome in outcomes:
         if outcome.status in (Status.SKIPPED, Status.NOT_RUN) and outcome.expected_reason:
             lines.append(f"{outcome.id}  # {_clip(outcome.expected_reason)} ({outcome.status})")
-        elif outcome.status in (Status.FAILED, Status.ERRORED, Status.XFAILED):
+        elif outcome.status in (Status.FAILED, Status.XFAILED):
             reason = (
                 outcome.expected_reason if outcome.status == Status.XFAILED else outcome.summary()
             )
             reason = (reason or "").replace("\n", " ")
             lines.append(f"{outcome.id}  # {_clip(reason)}")
+        elif outcome.status == Status.ERRORED:
+            reason = outcome.summary().replace("\n", " ")
+            lines.append(f"# errored, never an expected failure: {outcome.id}  # {_clip(reason)}")
     writing.write_file(path, ("\n".join(lines) + "\n").encode("utf-8"))

@@ -9,6 +9,8 @@ status 2, and nothing written (spec/protocol.md#prot-running).
 from __future__ import annotations
 
 import argparse
+import contextlib
+import difflib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -29,40 +31,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="vector files to run (default: every file the manifest lists)",
     )
     add_harness_arguments(parser, max_restarts=5)
-    parser.add_argument(
-        "--vectors",
-        type=Path,
-        default=None,
-        metavar="DIR",
-        help="vector root holding manifest.json (default: the vector set the kit ships)",
-    )
+    add_selection_arguments(parser)
     parser.add_argument(
         "--no-verify",
         action="store_true",
         help="run even when the vector set fails its integrity check (recorded in the report)",
-    )
-    parser.add_argument(
-        "--family",
-        action="append",
-        default=[],
-        metavar="FAMILY",
-        help="only vectors of this family, the part of the id before '/', or of the families "
-        "a glob matches ('engine-*': every engine family) (repeatable)",
-    )
-    parser.add_argument(
-        "--tag",
-        action="append",
-        default=[],
-        metavar="TAG",
-        help="only vectors carrying this tag (repeatable)",
-    )
-    parser.add_argument(
-        "-k",
-        action="append",
-        default=[],
-        dest="patterns",
-        metavar="GLOB",
-        help="only vectors whose id matches this glob, e.g. 'facts/fanout-*' (repeatable)",
     )
     parser.add_argument(
         "--window",
@@ -97,7 +70,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--write-expected-failures",
         type=Path,
         metavar="FILE",
-        help="write the ids that failed or errored in this run to FILE",
+        help="write the ids that failed in this run to FILE (the errored ones as comments: "
+        "an error is never an expected failure)",
     )
     parser.add_argument(
         "--report-json",
@@ -114,6 +88,69 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         choices=("auto", "bar", "lines"),
         default="auto",
         help="a progress bar (auto: when stdout is a terminal) or plain lines",
+    )
+
+
+def add_selection_arguments(parser: argparse.ArgumentParser) -> None:
+    """The vector set and the selection in it (``conformance run`` and ``list``)."""
+    parser.add_argument(
+        "--vectors",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="vector root holding manifest.json (default: the vector set the kit ships)",
+    )
+    parser.add_argument(
+        "--family",
+        action="append",
+        default=[],
+        metavar="FAMILY",
+        help="only vectors of this family, the part of the id before '/', or of the families "
+        "a glob matches ('engine-*': every engine family) (repeatable)",
+    )
+    parser.add_argument(
+        "--tag",
+        action="append",
+        default=[],
+        metavar="TAG",
+        help="only vectors carrying this tag (repeatable)",
+    )
+    parser.add_argument(
+        "-k",
+        action="append",
+        default=[],
+        dest="patterns",
+        metavar="TEXT",
+        help="only vectors whose id holds TEXT ('fanout'), or matches it whole when it is a "
+        "glob ('facts/fanout-*') (repeatable)",
+    )
+
+
+def selection_of(args: argparse.Namespace) -> loading.Selection:
+    return loading.Selection(tuple(args.family), tuple(args.tag), tuple(args.patterns))
+
+
+def no_match(selection: loading.Selection, vector_set: loading.VectorSet) -> str:
+    """Why nothing was selected: the options given (the nearest family or tag to a
+    misspelt one), then the families there are."""
+    families = list(dict.fromkeys(source.index.family for source in vector_set.files))
+    tags = sorted({tag for source in vector_set.files for tag in source.index.tags})
+    given = [
+        *(("--family", family, families) for family in selection.families),
+        *(("--tag", tag, tags) for tag in selection.tags),
+        *(("-k", pattern, []) for pattern in selection.patterns),
+    ]
+    hints = [
+        f"{option} {near}"
+        for option, value, known in given
+        for near in difflib.get_close_matches(value, known, n=1)
+    ]
+    hint = f" (did you mean {hints[0]}?)" if hints else ""
+    return (
+        f"no vector matches {' '.join(f'{o} {v}' for o, v, _ in given)}{hint}\n"
+        f"known families ({len(families)}): {', '.join(families)}\n"
+        "`doomloop-kit list` lists the families, tags and features with their counts; "
+        "`doomloop-kit list ids -k TEXT` the ids"
     )
 
 
@@ -135,6 +172,20 @@ def open_vectors(args: argparse.Namespace) -> loading.VectorSet:
     return vector_set
 
 
+def inputs(args: argparse.Namespace) -> list[writing.Input]:
+    """What the run reads: the vector files or the vector set's folder, and the expected
+    failures (which ``--write-expected-failures`` may rewrite: it is read first)."""
+    found = [writing.Input(path) for path in args.files]
+    if not args.files:
+        with contextlib.suppress(resources.MissingResource):
+            found.append(writing.Input(args.vectors or resources.vectors_root()))
+    if args.expected_failures is not None:
+        with contextlib.suppress(resources.MissingResource):  # named when it is read
+            path = resources.profile_or_path(args.expected_failures)
+            found.append(writing.Input(path, rewritten_by="--write-expected-failures"))
+    return found
+
+
 @dataclass(frozen=True)
 class Outputs:
     report_json: Path | None
@@ -143,10 +194,11 @@ class Outputs:
 
     @classmethod
     def checked(cls, args: argparse.Namespace) -> Outputs:
-        """The report paths, each writable and each its own file (spec/protocol.md#prot-running)."""
+        """The report paths, each writable, each its own file, none an input or inside
+        one (spec/protocol.md#prot-running)."""
         outputs = cls(args.report_json, args.junit_xml, args.write_expected_failures)
         try:
-            writing.check_outputs(outputs.named())
+            writing.check_outputs(outputs.named(), inputs(args))
         except writing.OutputError as error:
             raise UsageError(str(error)) from error
         return outputs

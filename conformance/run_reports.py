@@ -20,7 +20,7 @@ from doomloop_kit.vectorset import loading, writing
 from . import report
 from .outcomes import ExitStatus, Outcome, RunState, Status, Tally
 from .protocol.messages import PROTOCOL_VERSION
-from .run_arguments import Outputs
+from .run_arguments import Outputs, selection_of
 from .scheduler import Selected
 from .supervisor import Supervisor
 
@@ -38,9 +38,12 @@ class Ending:
 
 
 def exit_status(tally: Tally, problems: list[str]) -> ExitStatus:
-    """The exit status of a run that ran its vectors (spec/protocol.md#prot-running)."""
+    """The exit status of a run that ran its vectors (spec/protocol.md#prot-running): a
+    selection every vector of which was skipped checked nothing, which is a usage error."""
     if tally.aborted is not None or tally.counts[Status.ERRORED] or tally.protocol_faults:
         return ExitStatus.ERRORED
+    if tally.counts[Status.SKIPPED] and tally.counts.total() == tally.counts[Status.SKIPPED]:
+        return ExitStatus.USAGE
     if tally.failed_total or problems:
         return ExitStatus.FAILED
     return ExitStatus.PASSED
@@ -51,9 +54,7 @@ class RunRecord:
 
     def __init__(self, args: argparse.Namespace, outputs: Outputs) -> None:
         self.args, self.outputs = args, outputs
-        self.selection = loading.Selection(
-            tuple(args.family), tuple(args.tag), tuple(args.patterns)
-        )
+        self.selection = selection_of(args)
         self.vector_set: loading.VectorSet | None = None
         self.selected: Selected | None = None
         """None until the selection is made (then the not-run vectors are known)."""

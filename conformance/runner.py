@@ -35,7 +35,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import gc
-import json
 import signal
 import sys
 import traceback
@@ -48,10 +47,11 @@ from . import expected_failures, interrupts, report
 from .expected_failures import ExpectedEntry, with_expectation
 from .outcomes import ExitStatus, Outcome, RunState, Status
 from .protocol import HarnessFault, ProtocolMismatch
-from .run_arguments import Outputs, UsageError, add_arguments, open_vectors
+from .run_arguments import Outputs, UsageError, add_arguments, no_match, open_vectors
 from .run_reports import COMMAND, Ending, RunRecord, exit_status
 from .scheduler import Scheduler
 from .supervisor import HarnessOptions, Supervisor
+from .terminal import shown
 
 __all__ = ["HANDLES_INTERRUPTS", "add_arguments", "run"]
 
@@ -131,6 +131,11 @@ class _Run(RunRecord):
         self.vector_set = vector_set = open_vectors(args)
         for problem in vector_set.problems:
             out.note(f"warning: integrity (--no-verify): {problem}")
+        differs = vector_set.description["differsFromShipped"]
+        if differs:  # verified against its own manifest, which may have been re-sealed
+            more = f" and {len(differs) - 5} more" if differs[5:] else ""
+            named = ", ".join(differs[:5]) + more
+            out.note(f"note: this vector set differs from the set the kit ships: {named}")
         self.phase = "reading the expected failures"
         if args.expected_failures:
             self.expected = expected_failures.read_expected_failures(args.expected_failures)
@@ -139,9 +144,7 @@ class _Run(RunRecord):
         self.phase = "selecting the vectors"
         selected = vector_set.select(self.selection)
         if not selected:
-            raise UsageError(
-                f"no vector matches the selection {json.dumps(self.selection.to_json())}"
-            )
+            raise UsageError(no_match(self.selection, vector_set))
         self.selected = selected
         self.phase = "starting the harness"
         known = feature_vocabulary() | {f for _, v in selected for f in v.features}
@@ -152,7 +155,7 @@ class _Run(RunRecord):
         except (HarnessFault, ProtocolMismatch) as problem:
             self.run_problem = f"the harness is unusable: {problem}"
             self.stderr = problem.stderr if isinstance(problem, HarnessFault) else []
-            out.note(f"error: {self.run_problem}")
+            out.note(f"error: {shown(self.run_problem)}")
             for line in self.stderr[-20:]:
                 out.note(f"  stderr| {line}")
             self.end(
@@ -163,8 +166,9 @@ class _Run(RunRecord):
         assert hello is not None  # started
         impl = hello["implementation"]
         out.note(
-            f"harness: {impl['name']} {impl['version']} ({impl['language']}), "
-            f"protocol {hello['protocol']}; {len(selected)} vector(s) selected"
+            f"harness: {shown(impl['name'])} {shown(impl['version'])} "
+            f"({shown(impl['language'])}), protocol {hello['protocol']}; "
+            f"{len(selected)} vector(s) selected"
         )
         self.phase = "running the vectors"
         out.begin(len(selected))
@@ -181,6 +185,11 @@ class _Run(RunRecord):
         self.problems = expected_failures.problems(
             expected, stale, self.outcomes, args.expected_failures
         )
+        if tally.counts[Status.SKIPPED] == len(selected):  # nothing was checked: never green
+            self.problems.append(
+                f"every selected vector was skipped ({len(selected)}): the harness lacks the "
+                "features they need, so nothing was checked"
+            )
         out.summary(tally, self.problems)
         status = int(exit_status(tally, self.problems))
         if tally.aborted is not None:

@@ -9,6 +9,8 @@ concerns; the others run again on the restarted harness (PROT-21).
 from __future__ import annotations
 
 import collections
+import dataclasses
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -48,6 +50,8 @@ class Scheduler:
         )
         self.positions = {vector.id: position for position, (_, vector) in enumerate(selected)}
         self.results: dict[int, Outcome] = {}
+        self.started: dict[int, float] = {}
+        """When each vector in flight sent its first request (the JUnit report's times)."""
         self.emitted = 0
         active: list[tuple[int, VectorRun]] = []
         while todo or active:
@@ -95,9 +99,10 @@ class Scheduler:
                     ),
                 )
                 return None
+        self.started[position] = time.monotonic()
         run = VectorRun(connection, vector, label)
         if run.advance():
-            self.results[position] = run.finish()
+            self.results[position] = self._timed(position, run.finish())
             return None
         return run
 
@@ -119,17 +124,24 @@ class Scheduler:
                 if owner is None or run is not owner[1]:
                     todo.appendleft((position, run.file, run.vector))
             if owner is not None:
-                self.results[owner[0]] = owner[1].fault_outcome(fault).with_stderr(stderr)
+                outcome = owner[1].fault_outcome(fault).with_stderr(stderr)
+                self.results[owner[0]] = self._timed(owner[0], outcome)
             else:
                 self._charge_finished(fault, stderr)
             return []
         still: list[tuple[int, VectorRun]] = []
         for position, run in active:
             if run.advance():
-                self.results[position] = run.finish()
+                self.results[position] = self._timed(position, run.finish())
             else:
                 still.append((position, run))
         return still
+
+    def _timed(self, position: int, outcome: Outcome) -> Outcome:
+        """The outcome with the seconds since its vector started (for display only: the
+        harness answers vectors in flight side by side, so the times overlap)."""
+        seconds = time.monotonic() - self.started.pop(position)
+        return dataclasses.replace(outcome, seconds=seconds)
 
     @staticmethod
     def _culprit(

@@ -3,9 +3,9 @@
 Each :class:`KnownDifference` names one behaviour where the SDK 0.9.0 and the
 reference engine disagree and that is decided (or being decided) elsewhere,
 with a *neutraliser*: a rewrite of a scenario that removes what triggers the
-difference and nothing the comparison cares about otherwise (an empty-string
-input becomes ``"go"``, a first message item gets an empty ``output_text``
-part, ...). :func:`classify` tells whether a difference found on a scenario
+difference and nothing the comparison cares about otherwise (a loaded
+``unsentToolResults: []`` goes, a ``when`` value ``true`` becomes the string
+``"true"``, ...). :func:`classify` tells whether a difference found on a scenario
 is explained by known differences: it is, when the neutralised scenario
 shows no difference (and then by a smallest set of them whose neutralisers
 together remove it, found by leaving each out in turn); otherwise it is a
@@ -14,8 +14,13 @@ The campaign (:mod:`.campaign`) counts each class and keeps a minimal
 scenario for it.
 
 When the spec, the reference and the ports adopt a decision, its difference
-disappears and its entry here can go: an entry whose difference never shows
-in a campaign is reported as unseen.
+disappears and its entry goes, so that the difference coming back is a new
+class that fails the bounded campaign of ``make test``; an entry whose
+difference never shows in a campaign is reported as unseen. Decided, and
+gone: the lead's R1 (ENG-157), R2 (ENG-174), R3 (ENG-175), R4 (ENG-106) and
+the message-content rule (ENG-177) of issue 30, and this campaign's N1, a
+null option (ENG-176), and N7, a stop verdict object without a string
+message (ENG-106).
 """
 
 from __future__ import annotations
@@ -33,15 +38,6 @@ from doomloop_kit.jsvalue.utf16 import JS_WHITESPACE
 
 Scenario = dict[str, Any]
 """A scenario in the format of spec §15.1.4, as plain JSON."""
-
-FULL_VERDICT: Final[dict[str, object]] = {
-    "action": "stop",
-    "detector": "tool-fingerprint",
-    "toolName": "read",
-    "streak": 6,
-    "message": "Stopped.",
-}
-"""A stop verdict as the monitor writes one (MSG-*), for persisted verdicts of odd shapes."""
 
 
 @dataclass(frozen=True)
@@ -76,86 +72,7 @@ def _responses(scenario: Scenario) -> Iterator[list[Any]]:
                 yield output
 
 
-def _messages(output: list[Any]) -> Iterator[dict[str, Any]]:
-    for item in output:
-        if isinstance(item, dict) and item.get("type") == "message":
-            yield item
-
-
-def _has_output_text(content: object) -> bool:
-    return isinstance(content, list) and any(
-        isinstance(part, dict) and part.get("type") == "output_text" for part in content
-    )
-
-
-def _js_falsy(value: object) -> bool:
-    """JS falsiness of a JSON value (``null`` excluded: it is read as no value at all)."""
-    return value is False or value == "" or (isinstance(value, int | float) and value == 0)
-
-
-def _loaded_blob(scenario: Scenario) -> dict[str, Any] | None:
-    state = scenario.get("initialState")
-    blob = state.get("doomLoop") if isinstance(state, dict) else None
-    return blob if isinstance(blob, dict) else None
-
-
 # -- the neutralisers ---------------------------------------------------------------------
-
-
-def _parts_of_objects(scenario: Scenario) -> None:
-    """Message content that is not an array of JS objects becomes ``[]``."""
-    for output in _responses(scenario):
-        for item in _messages(output):
-            content = item.get("content")
-            if not isinstance(content, list) or not all(
-                isinstance(part, dict | list) for part in content
-            ):
-                item["content"] = []
-
-
-def _first_message_has_text(scenario: Scenario) -> None:
-    """The first message item of each response gets an empty ``output_text`` part when
-    it has none, so that both readings take the same text."""
-    for output in _responses(scenario):
-        first = next(_messages(output), None)
-        content = None if first is None else first.get("content")
-        if isinstance(content, list) and not _has_output_text(content):
-            content.append({"type": "output_text", "text": ""})
-
-
-def _no_empty_input(scenario: Scenario) -> None:
-    for run in _runs(scenario):
-        if run.get("input") == "":
-            run["input"] = "go"
-
-
-def _no_falsy_error(scenario: Scenario) -> None:
-    """Bodies fail with a non-empty message; stored unsent results lose a falsy error."""
-    tools = scenario.get("tools")
-    for tool in tools if isinstance(tools, list) else []:
-        if isinstance(tool, dict) and tool.get("fails") == "":
-            tool["fails"] = "failed"
-    state = scenario.get("initialState")
-    unsent = state.get("unsentToolResults") if isinstance(state, dict) else None
-    for result in unsent if isinstance(unsent, list) else []:
-        if isinstance(result, dict) and "error" in result and _js_falsy(result["error"]):
-            del result["error"]
-
-
-def _verdict_object(scenario: Scenario) -> None:
-    """A truthy persisted ``stopVerdict`` that is not a JSON object becomes a full one."""
-    blob = _loaded_blob(scenario)
-    if blob is None or "stopVerdict" not in blob:
-        return
-    verdict = blob["stopVerdict"]
-    if verdict is not None and not _js_falsy(verdict) and not isinstance(verdict, dict):
-        blob["stopVerdict"] = copy.deepcopy(FULL_VERDICT)
-
-
-def _no_null_option(scenario: Scenario) -> None:
-    for holder in [scenario, *_runs(scenario)]:
-        if "doomLoop" in holder and holder["doomLoop"] is None:
-            holder["doomLoop"] = True
 
 
 def _loaded(scenario: Scenario) -> dict[str, Any]:
@@ -258,14 +175,6 @@ def _plain_shared_ids(scenario: Scenario) -> None:
                 item["arguments"] = item["arguments"].strip(JS_WHITESPACE)
 
 
-def _verdict_message(scenario: Scenario) -> None:
-    """A persisted ``stopVerdict`` object gets a string message when it has none."""
-    blob = _loaded_blob(scenario)
-    verdict = None if blob is None else blob.get("stopVerdict")
-    if isinstance(verdict, dict) and not isinstance(verdict.get("message"), str):
-        verdict["message"] = FULL_VERDICT["message"]
-
-
 def _pending_behind_a_pause(scenario: Scenario) -> None:
     """A loaded conversation awaiting a decision with no pending call is complete."""
     state = _loaded(scenario)
@@ -277,76 +186,34 @@ def _pending_behind_a_pause(scenario: Scenario) -> None:
 
 KNOWN: Final[tuple[KnownDifference, ...]] = (
     KnownDifference(
-        "message-content",
-        "a message item whose content is not an array of objects makes the SDK throw a "
-        "TypeError (the run fails with type-error)",
-        "issue 30; to be declared not well formed (ENG-23, bad-scenario)",
-        _parts_of_objects,
-    ),
-    KnownDifference(
-        "R1",
-        "the final and checked text come from the FIRST message item, also when it has no "
-        'output_text (then "")',
-        "issue 30 R1 / P-51 (ENG-157)",
-        _first_message_has_text,
-    ),
-    KnownDifference(
-        "R2",
-        "an empty-string input on a conversation with no messages is left out of "
-        "follow-up, final and retry dispatch inputs",
-        "issue 30 R2 (ENG-146)",
-        _no_empty_input,
-    ),
-    KnownDifference(
-        "R3",
-        'an unsent result whose error is falsy in JS (e.g. "") is folded as the encoding '
-        'of its output ("null"), not {"error": ""}',
-        "issue 30 R3 (ENG-80, ENG-155)",
-        _no_falsy_error,
-    ),
-    KnownDifference(
-        "R4",
-        "a halt text with a truthy non-object stopVerdict is "
-        "'Run halted by doom-loop detection: undefined'",
-        "issue 30 R4 (ENG-106, ENG-158)",
-        _verdict_object,
-    ),
-    KnownDifference(
-        "N1",
-        "a doomLoop option of null: the SDK fails the run with type-error before the run "
-        "exists (the resolver throws, CFG-41; no hook, no dispatch, reason null); the "
-        "reference engine raises the resolver's JsTypeError out of run_scenario",
-        "found by this campaign",
-        _no_null_option,
-    ),
-    KnownDifference(
         "N3",
-        "loaded unsent results are read as JS reads members: an entry without output is "
-        "sent without an output member (JSON.stringify(undefined)), one without callId as "
-        'id "output_undefined" and no callId (the reference writes "output_None"), an '
-        "entry that is not an object likewise (null: the run fails with type-error)",
-        "found by this campaign",
+        "loaded unsent results are read as JS reads members: an entry that is not an "
+        "object, or has no callId, still becomes an output item (id 'output_undefined', "
+        "no callId; a null entry fails the run with type-error), where the reference "
+        "skips it or writes 'output_None'",
+        "found by this campaign (ENG-175 now settles a missing output)",
         _unsent_entries_complete,
     ),
     KnownDifference(
         "N2",
         "loaded pendingToolCalls and unsentToolResults that are not a non-empty array "
         "([], a string, a number) are saved again as loaded; the reference drops them",
-        "found by this campaign",
+        "found by this campaign (ENG-159 says present while there are any)",
         _lists_with_entries,
     ),
     KnownDifference(
         "N4",
         "loaded messages that are not an array: the SDK fails the run (reason error, after "
-        "SessionStart); the reference reads them as []",
+        "SessionStart, status in_progress); the reference reads them as []",
         "found by this campaign",
         _messages_array,
     ),
     KnownDifference(
         "N5",
-        "a hook's when filter compares with Python equality in the reference: true "
-        "matches 1 and false matches 0 (DIV-11); the SDK harness compares JSON values",
-        "found by this campaign",
+        "a hook's when filter: the reference compares with Python equality, so true "
+        "matches the number 1 and false the number 0 (DIV-11); ENG-183 asks JSON "
+        "equality (the same type), as the SDK harness and the TypeScript and Go engines do",
+        "found by this campaign (the reference against ENG-183)",
         _no_boolean_filters,
     ),
     KnownDifference(
@@ -357,15 +224,6 @@ KNOWN: Final[tuple[KnownDifference, ...]] = (
         "keeps the raw string (no hook, ENG-140)",
         "found by this campaign",
         _finite_arguments,
-    ),
-    KnownDifference(
-        "N7",
-        "a re-armed stopVerdict that is an object without a string message: the SDK's halt "
-        "text is the prefix and JS String(verdict.message) ('Run halted by doom-loop "
-        "detection: undefined', ': 5', ': null'), as for R4's non-objects; the reference "
-        "writes the fallback 'Run halted by doom-loop detection.'",
-        "found by this campaign (extends R4)",
-        _verdict_message,
     ),
     KnownDifference(
         "N8",
@@ -383,7 +241,7 @@ KNOWN: Final[tuple[KnownDifference, ...]] = (
         "name and parsed arguments, so pending calls sharing a call id whose items differ "
         "in other members (a provider's id, status) or in white space around the raw "
         "arguments come back swapped",
-        "sdk-engine-harness.mjs (fromSdkState); for the kit's own SDK harness (issue 30 item 2)",
+        "sdk-engine-harness.mjs (fromSdkState); the kit's --sdk-engine harness alike",
         _plain_shared_ids,
     ),
 )

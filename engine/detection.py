@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Final
+from typing import Final, cast
 
 from doomloop_kit.reference import (
     UNDEFINED,
@@ -50,27 +50,20 @@ KEYED: Final = ("key", "fallback")
 _DUPLICATE_ID: Final = object()
 
 
-def _parts(item: Mapping[str, object]) -> list[object]:
-    content = item.get("content") if item.get("type") == "message" else None
-    return content if isinstance(content, list) else []
-
-
-def _texts(item: Mapping[str, object]) -> list[str]:
-    return [
-        str(part.get("text", ""))
-        for part in _parts(item)
-        if isinstance(part, Mapping) and part.get("type") == "output_text"
-    ]
+def _texts(message: Mapping[str, object]) -> list[str]:
+    """The texts of a message's ``output_text`` parts; the scenario reader made sure
+    that ``content`` is a list of objects and every such text a string (ENG-23)."""
+    parts = cast(list[Mapping[str, object]], message["content"])
+    return [cast(str, part["text"]) for part in parts if part.get("type") == "output_text"]
 
 
 def response_text(output: tuple[Mapping[str, object], ...]) -> str:
-    """The response's text: the ``output_text`` parts of its first message that has
-    any, joined; ``""`` when none has (ENG-157: a scripted response carries no
-    ``outputText`` of its own)."""
+    """The response's text: the ``output_text`` parts of its first ``message`` item,
+    joined; ``""`` when that item has none or there is no message item (ENG-157: a
+    scripted response carries no ``outputText`` of its own)."""
     for item in output:
-        texts = _texts(item)
-        if texts:
-            return "".join(texts)
+        if item.get("type") == "message":
+            return "".join(_texts(item))
     return ""
 
 

@@ -19,9 +19,15 @@ class OutsideDomain(ScenarioError):
 
     Raised while running, not while reading: the case depends on what the
     run did (a decision naming a pending call twice, an approval pause
-    beside a HITL call). Vectors never hold such a scenario, and a line of
-    the SDK's corpus that reaches one is not compared.
+    beside a HITL call). Vectors never hold such a scenario; of a line of
+    the SDK's corpus that reaches one, only the runs before it are compared.
+    ``run`` is the index of the run that left the domain and ``before`` the
+    transcript of the runs before it, both set by
+    :func:`~doomloop_kit.engine.run_scenario`.
     """
+
+    run: int = 0
+    before: object = None
 
 
 SCRIPT_EXHAUSTED: Final = "script-exhausted"
@@ -33,7 +39,8 @@ APPROVAL_NEEDS_STATE: Final = "approval-needs-state-accessor"
 DECISIONS_NEED_STATE: Final = "decisions-need-state-accessor"
 """A decision resume without a state accessor (ENG-143)."""
 TYPE_ERROR: Final = "type-error"
-"""The persisted ``doomLoop`` member is ``null`` (ENG-144)."""
+"""JS reads a member of ``null``: the persisted ``doomLoop`` member (ENG-144) or the
+``doomLoop`` option (ENG-176) is ``null``."""
 
 RUN_ERROR_KINDS: Final = (
     SCRIPT_EXHAUSTED,
@@ -47,13 +54,18 @@ RUN_ERROR_KINDS: Final = (
 class RunFailed(Exception):
     """The run fails: it ends with ``end.error`` (ENG-20, ENG-141).
 
-    ``dispatch`` is the index of the failed dispatch for ``script-exhausted``.
+    ``dispatch`` is the index of the failed dispatch for ``script-exhausted``;
+    ``before_run`` marks a failure while the run is being built, before it exists
+    (ENG-143, ENG-176): its end has no reason and its transcript no ``config``.
     """
 
-    def __init__(self, kind: str, message: str, dispatch: int | None = None) -> None:
+    def __init__(
+        self, kind: str, message: str, dispatch: int | None = None, *, before_run: bool = False
+    ) -> None:
         super().__init__(message)
         self.kind = kind
         self.dispatch = dispatch
+        self.before_run = before_run
 
     def to_json(self) -> dict[str, object]:
         """``{"kind", "dispatch"?}`` (ENG-141); the message is not part of the transcript."""

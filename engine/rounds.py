@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from enum import Enum
 
 from doomloop_kit.jsvalue.jsjson import stringify
+from doomloop_kit.jsvalue.values import truthy
 from doomloop_kit.reference import UNDEFINED
 
 from . import texts
@@ -78,11 +79,18 @@ def function_call_output(call_id: str, output: str) -> dict[str, object]:
     }
 
 
-def unsent_output_item(result: dict[str, object]) -> dict[str, object]:
-    """An unsent result as the model receives it on the resume dispatch (ENG-80)."""
+def unsent_output_item(result: Mapping[str, object]) -> dict[str, object]:
+    """An unsent result as the model receives it when it is folded (ENG-155, ENG-175):
+    ``{"error": E}`` when its ``error`` is truthy in JS, else its ``output``, encoded;
+    without an ``output`` member the item has none either (``JSON.stringify`` of
+    ``undefined`` gives nothing)."""
+    call_id = str(result.get("callId"))
     error = result.get("error")
-    value = {"error": error} if error is not None else result.get("output")
-    return function_call_output(str(result.get("callId")), stringify(value))
+    if truthy(error):
+        return function_call_output(call_id, stringify({"error": error}))
+    if "output" in result:
+        return function_call_output(call_id, stringify(result["output"]))
+    return {"type": "function_call_output", "id": f"output_{call_id}", "callId": call_id}
 
 
 class RoundRunner:

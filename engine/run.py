@@ -13,7 +13,14 @@ from enum import Enum
 
 from doomloop_kit.jsvalue.jsjson import stringify
 from doomloop_kit.jsvalue.values import truthy
-from doomloop_kit.reference import UNDEFINED, DoomLoopMonitor, messages, resolve_doom_loop_option
+from doomloop_kit.reference import (
+    UNDEFINED,
+    DoomLoopMonitor,
+    OptionError,
+    OptionResolution,
+    messages,
+    resolve_doom_loop_option,
+)
 
 from . import errors, texts
 from .actions import Actions
@@ -75,7 +82,13 @@ class Run:
         self.request = scenario.request
         self.warnings: list[str] = []
         option = scenario.doom_loop if spec.doom_loop is UNDEFINED else spec.doom_loop
-        resolution = resolve_doom_loop_option(option)  # ENG-24
+        self.unbuilt: RunFailed | None = None
+        """A failure of the option's resolution: the run is never built (ENG-176)."""
+        try:
+            resolution = resolve_doom_loop_option(option)  # ENG-24
+        except OptionError as error:  # what it printed before it threw stays (CFG-47)
+            resolution = OptionResolution(None, error.warnings)
+            self.unbuilt = RunFailed(errors.TYPE_ERROR, str(error), before_run=True)
         self.config = resolution.config
         self.config_warnings = tuple(  # the codes of CFG-34
             messages.warning_data(warning.message)["code"] for warning in resolution.warnings
@@ -237,9 +250,7 @@ class Run:
 
     def _seal(self, response: Response, outcomes: list[CallOutcome]) -> None:
         """Give every call whose id has no output yet the halt output (ENG-85, ENG-106)."""
-        verdict = self._stop_verdict()
-        message = verdict.get("message") if isinstance(verdict, Mapping) else None
-        halt = stringify({"error": texts.halt_seal(message if isinstance(message, str) else None)})
+        halt = stringify({"error": texts.halt_seal(self._stop_verdict())})
         seals = [
             function_call_output(call.call_id, halt)
             for call in _without_output(response.calls(), outcomes)
@@ -264,14 +275,14 @@ class Run:
                 self.hooks.emit("SessionEnd", {"reason": "error"})
             self.end = RunEnd(
                 status=self._saved_status(),
-                reason=None if failure.kind == errors.DECISIONS_NEED_STATE else "error",
+                reason=None if failure.before_run else "error",
                 final_response_id=None,
                 final_text=None,
                 stop_verdict=None,  # ENG-141: a failed run has no verdict to read
                 error=failure.to_json(),
             )
         assert self.end is not None
-        built = self.end.error is None or self.end.error["kind"] != errors.DECISIONS_NEED_STATE
+        built = self.end.reason is not None  # only a run never built ends without a reason
         return RunTranscript(
             index=self.index,
             decision_resume=self.spec.decision_resume,
@@ -303,8 +314,12 @@ class Run:
 
     def _initialise(self) -> None:
         """ENG-160."""
+        if self.unbuilt is not None:
+            raise self.unbuilt
         if self.spec.decision_resume and not self.scenario.state_accessor:
-            raise RunFailed(errors.DECISIONS_NEED_STATE, "a decision resume needs state")
+            raise RunFailed(
+                errors.DECISIONS_NEED_STATE, "a decision resume needs state", before_run=True
+            )
         self._restore()
         if self.spec.decision_resume and self.state.status in DECISION_STATUSES:
             self._decision_resume()
@@ -318,7 +333,10 @@ class Run:
         self.hooks.emit("SessionStart", {})
         self.session_started = True
         self.input = copy.deepcopy(self.state.messages) + copy.deepcopy(self.fresh_input)
-        self._first_response(self._dispatch(DispatchKind.INITIAL, self.input))
+        response = self._dispatch(DispatchKind.INITIAL, self.input)
+        if self.spec.empty_text and not self.state.messages:
+            self.input = []  # ENG-174: the empty text reaches the first dispatch only
+        self._first_response(response)
 
     def _first_response(self, response: Response) -> None:
         """ENG-161 (the stop check comes late here: EQ-01)."""

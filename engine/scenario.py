@@ -50,12 +50,13 @@ def _string(value: object, where: str) -> str:
     return value
 
 
-def _output_texts(item: Mapping[str, object], where: str) -> None:
-    """Every ``output_text`` part of a message carries its text as a string (ENG-23)."""
-    content = item.get("content")
-    for number, part in enumerate(content if isinstance(content, list) else []):
-        if isinstance(part, Mapping) and part.get("type") == "output_text":
-            _string(part.get("text"), f"{where}.content[{number}].text")
+def _message_content(item: Mapping[str, object], where: str) -> None:
+    """A message item's ``content`` is a list of objects, and every ``output_text``
+    part carries its text as a string (ENG-23, ENG-174)."""
+    for number, part in enumerate(_list(item.get("content"), f"{where}.content")):
+        data = _object(part, f"{where}.content[{number}]")
+        if data.get("type") == "output_text":
+            _string(data.get("text"), f"{where}.content[{number}].text")
 
 
 def _strings(value: object, where: str) -> tuple[str, ...]:
@@ -218,7 +219,7 @@ class ScriptedResponse:
                 for member in ("name", "arguments", "callId"):
                     _string(item.get(member), f"{where}.output[{index}].{member}")
             if kind == "message":
-                _output_texts(item, f"{where}.output[{index}]")
+                _message_content(item, f"{where}.output[{index}]")
             output.append(cast(Mapping[str, object], _json(item)))
         return cls(tuple(output))
 
@@ -233,6 +234,8 @@ class RunSpec:
     approve: tuple[str, ...] = ()
     reject: tuple[str, ...] = ()
     model: tuple[ScriptedResponse, ...] = ()
+    empty_text: bool = False
+    """The input was the empty string: later dispatches may leave it out (ENG-174)."""
 
     @property
     def decision_resume(self) -> bool:
@@ -258,6 +261,7 @@ class RunSpec:
         run = cls(
             doom_loop=_json(data["doomLoop"]) if "doomLoop" in data else UNDEFINED,
             input=items,
+            empty_text=given == "",
             approve=_strings(data.get("approve", []), f"{where}.approve"),
             reject=_strings(data.get("reject", []), f"{where}.reject"),
             model=tuple(

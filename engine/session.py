@@ -10,9 +10,10 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 
+from .errors import OutsideDomain
 from .run import Run
 from .scenario import Scenario
-from .transcript import Transcript
+from .transcript import RunTranscript, Transcript
 
 
 def _stored(state: object) -> Mapping[str, object] | None:
@@ -28,9 +29,13 @@ def run_scenario(scenario: Scenario | Mapping[str, object]) -> Transcript:
     if not isinstance(scenario, Scenario):
         scenario = Scenario.from_json(scenario)
     stored: object = scenario.initial_state if scenario.state_accessor else None
-    runs = []
+    runs: list[RunTranscript] = []
     for index, spec in enumerate(scenario.runs):
-        transcript = Run(scenario, spec, index, _stored(stored)).execute()
+        try:
+            transcript = Run(scenario, spec, index, _stored(stored)).execute()
+        except OutsideDomain as error:  # the runs before it stay observable (ENG-151)
+            error.run, error.before = index, Transcript(scenario.id, tuple(runs))
+            raise
         if scenario.state_accessor and transcript.state is not None:
             stored = transcript.state
         runs.append(transcript)

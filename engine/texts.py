@@ -6,13 +6,15 @@ wrappers and fixed texts, code unit for code unit.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Final
+
+from doomloop_kit.jsvalue.values import UNDEFINED, js_string
 
 ESCALATION_NOTICE_SUFFIX: Final = (
     "An escalated turn follows: use the additional guidance to change course."
 )
 HALT_PREFIX: Final = "Run halted by doom-loop detection: "
-HALT_FALLBACK: Final = "Run halted by doom-loop detection."
 FINAL_DIRECTIVE: Final = (
     "You have reached the tool-use limit, and tools are no longer available. Do not attempt "
     "to call any more tools. Using the information you already have, write your final answer now."
@@ -46,9 +48,12 @@ def malformed_arguments(tool_name: str, raw: str) -> str:
     )
 
 
-def halt_seal(message: str | None) -> str:
-    """The output text of a call sealed at a stop gate (ENG-106)."""
-    return HALT_FALLBACK if message is None else HALT_PREFIX + message
+def halt_seal(verdict: object) -> str:
+    """The output text of a call sealed at a stop gate (ENG-106): the prefix, then JS
+    ``String(verdict.message)``, which a verdict that is not an object, or has no
+    ``message``, makes ``undefined``."""
+    message = verdict.get("message", UNDEFINED) if isinstance(verdict, Mapping) else UNDEFINED
+    return HALT_PREFIX + js_string(message)
 
 
 def block_fallback(tool_name: str) -> str:

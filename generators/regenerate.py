@@ -11,8 +11,12 @@ monitor's, or the engine's transcript for an engine vector.
 
 Writing is atomic as a set (:func:`~doomloop_kit.vectorset.writing.publish_folder`):
 the new set is written beside the root and the two folders are exchanged in
-one step, so that a crash leaves the old set or the new one, never a mix;
-files of the root that are not vector files (its README) are carried over.
+one step, so that a crash leaves the old set or the new one, never a mix.
+Regeneration owns only the manifest and the files the previous manifest
+lists: it replaces and removes those (naming each file it removes), and
+keeps everything else of the root as it is, hard-linked, never copied (its
+README, a port's own vector files). A root that is not empty and holds no
+manifest is refused before anything is built: it is not a vector set.
 What an interrupted write left behind -- a staging folder beside the root,
 temporary files inside it -- is removed by the next regeneration and named
 by ``--check``. ``--check`` builds everything in memory and exits 1 naming
@@ -26,17 +30,19 @@ from __future__ import annotations
 import argparse
 import contextlib
 import fnmatch
+import functools
 import hashlib
 import importlib
+import os
 import shutil
 import sys
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Final, Protocol
 
 import hypothesis
-from doomloop_kit.vectorset import resources, writing
+from doomloop_kit.vectorset import loading, resources, writing
 from doomloop_kit.vectorset.files import (
     FORMAT_VERSION,
     MANIFEST_NAME,
@@ -45,6 +51,7 @@ from doomloop_kit.vectorset.files import (
     dumps,
     validate_vector_file_data,
 )
+from doomloop_kit.vectorset.progress import Progress, add_progress_argument
 from hypothesis import HealthCheck, Phase, Verbosity, given, settings
 from hypothesis import seed as hypothesis_seed
 
@@ -52,7 +59,7 @@ from . import build, curated, strategies
 from .curated.engine.vectors import engine_files, slug
 from .reproducible import seed_only
 
-GENERATOR_VERSION = "5"
+GENERATOR_VERSION = "6"
 """Bumped when the generators change what they draw (the same seed, other transcripts)."""
 
 HYPOTHESIS_VERSION = "6.170.17"
@@ -61,18 +68,55 @@ another release may draw other transcripts from the same seed."""
 
 KINDS = ("curated", "generated")
 
-OWNED: Final = (
-    MANIFEST_NAME,
-    *(f"{kind}/*.json" for kind in KINDS),
-    *(f"{folder}.*.tmp" for folder in ("", *(f"{kind}/" for kind in KINDS))),
-)
-"""The files of a vector root that regeneration owns (globs, relative to the root): the
-manifest, the vector files and the temporary files an interrupted write leaves behind.
-Anything else (a README) is the user's and is carried over."""
+DEBRIS: Final = tuple(f"{folder}.*.tmp" for folder in ("", *(f"{kind}/" for kind in KINDS)))
+"""The temporary files an interrupted write may leave in a vector root (globs)."""
 
 
-def owned(relative: str) -> bool:
-    return any(fnmatch.fnmatchcase(relative, pattern) for pattern in OWNED)
+def owner(listed: Collection[str]) -> Callable[[str], bool]:
+    """Whether regeneration owns a file of the root (by relative path): the manifest, the
+    files the previous manifest ``listed``, debris. Anything else (a README, a port's
+    own vector file) is the user's and is kept."""
+
+    def owned(relative: str) -> bool:
+        return (
+            relative == MANIFEST_NAME
+            or relative in listed
+            or any(fnmatch.fnmatchcase(relative, pattern) for pattern in DEBRIS)
+        )
+
+    return owned
+
+
+def previously_listed(root: Path) -> set[str]:
+    """What the manifest under ``root`` lists (nothing when there is no manifest)."""
+    if not (root / MANIFEST_NAME).exists():
+        return set()
+    return loading.listed_paths(root)
+
+
+def not_a_vector_set(root: Path) -> str | None:
+    """Why ``root`` may not be regenerated (None: it may): it must be missing, an empty
+    folder, or a vector set (a manifest listing its files) -- never any other folder."""
+    try:
+        names = os.listdir(root)
+    except FileNotFoundError:
+        return None
+    except NotADirectoryError:
+        return f"{root} is not a directory"
+    except OSError as error:
+        return f"{root}: cannot read: {error.strerror}"
+    if not names:
+        return None
+    if MANIFEST_NAME not in names:
+        return (
+            f"{root} is not empty and holds no {MANIFEST_NAME}: it is not a vector set, and "
+            "regeneration replaces a vector set only (give an empty or new folder)"
+        )
+    try:
+        previously_listed(root)
+    except loading.VectorSetError as error:
+        return f"{error}; regeneration replaces a vector set only"
+    return None
 
 
 # -- building ------------------------------------------------------------------
@@ -248,29 +292,53 @@ def family_counts() -> dict[str, int]:
     return {name: family.count for name, family in strategies.FAMILIES.items()} | engine
 
 
-def all_files(counts: Mapping[str, int]) -> list[VectorFile]:
-    """Every vector file, in manifest order: curated (monitor, engine), then generated."""
+def file_steps(counts: Mapping[str, int]) -> list[Callable[[], list[VectorFile]]]:
+    """The steps that build every vector file, in manifest order: curated (monitor,
+    engine), then generated, one step per generated family (the progress bar's units)."""
     engine = engine_families()
     return [
-        *curated_files(),
-        *engine_files(),
-        *(generated_file(name, counts[name]) for name in strategies.FAMILIES),
+        curated_files,
+        engine_files,
         *(
-            generated_engine_file(family, counts[engine_family_name(name)])
+            functools.partial(_one, generated_file, name, counts[name])
+            for name in strategies.FAMILIES
+        ),
+        *(
+            functools.partial(_one, generated_engine_file, family, counts[engine_family_name(name)])
             for name, family in engine.items()
         ),
     ]
 
 
+def _one(build_file: Callable[[Any, int], VectorFile], family: Any, count: int) -> list[VectorFile]:
+    return [build_file(family, count)]
+
+
+def all_files(
+    counts: Mapping[str, int], done: Callable[[], None] = lambda: None
+) -> list[VectorFile]:
+    """Every vector file, in manifest order; ``done`` is called after each step."""
+    files: list[VectorFile] = []
+    for step in file_steps(counts):
+        files += step()
+        done()
+    return files
+
+
 def build_all(
-    counts: Mapping[str, int] | None = None, *, validate: bool = False
+    counts: Mapping[str, int] | None = None,
+    *,
+    validate: bool = False,
+    progress: Progress | None = None,
 ) -> dict[str, bytes]:
     """Every file of the vector root, relative path -> bytes, the manifest last.
 
     With ``validate`` each file is also checked against the schema (slow; the
-    test-suite checks every committed file anyway).
+    test-suite checks every committed file anyway); ``progress`` is advanced a
+    step at a time (:func:`file_steps`).
     """
-    files = all_files(family_counts() | dict(counts or {}))
+    counts = family_counts() | dict(counts or {})
+    files = all_files(counts, progress.advance if progress is not None else lambda: None)
     out: dict[str, bytes] = {}
     entries = []
     total = 0
@@ -312,9 +380,12 @@ def build_all(
 
 
 def existing_files(root: Path) -> set[str]:
-    """Relative paths of the files regeneration owns (:data:`OWNED`) now under ``root``."""
+    """Relative paths of the files regeneration owns (:func:`owner`) now under ``root``."""
+    previous = previously_listed(root)
+    owned = owner(previous)
+    listed = {path for path in previous if (root / path).is_file()}
     folders = [root, *(root / kind for kind in KINDS)]
-    return {
+    return listed | {
         path.relative_to(root).as_posix()
         for folder in folders
         if folder.is_dir()
@@ -346,7 +417,7 @@ def write_all(root: Path, files: Mapping[str, bytes]) -> tuple[list[str], list[s
     changed, added, removed = plan(root, files)
     for leftover in writing.debris(root):
         shutil.rmtree(leftover, ignore_errors=True)
-    writing.publish_folder(root, files, owned)
+    writing.publish_folder(root, files, owner(previously_listed(root)))
     return changed, added, removed
 
 
@@ -389,6 +460,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="number of transcripts drawn for a generated family (repeatable)",
     )
     parser.add_argument("--quiet", action="store_true", help="print nothing on success")
+    add_progress_argument(parser)
 
 
 def hypothesis_mismatch() -> str | None:
@@ -421,6 +493,10 @@ def run(args: argparse.Namespace) -> int:
     if refusal is not None:
         print(f"regenerate: {refusal}", file=sys.stderr)
         return 2
+    refused = not_a_vector_set(root)
+    if refused is not None:  # before anything is built: nothing is touched
+        print(f"regenerate: {refused}", file=sys.stderr)
+        return 2
     mismatch = hypothesis_mismatch()
     if mismatch is not None:
         if args.check:
@@ -428,8 +504,12 @@ def run(args: argparse.Namespace) -> int:
             return 2
         print(f"regenerate: warning: {mismatch}", file=sys.stderr)
     started = time.perf_counter()
+    counts = family_counts() | dict(args.count)
     try:
-        files = build_all(dict(args.count))
+        with Progress(
+            len(file_steps(counts)), what="building", unit="steps", mode=args.progress
+        ) as progress:
+            files = build_all(counts, progress=progress)
     except build.BuildError as error:
         print(f"regenerate: cannot build the vectors: {error}", file=sys.stderr)
         return 2
@@ -458,12 +538,14 @@ def run(args: argparse.Namespace) -> int:
     leftovers = debris(root)
     try:
         changed, added, removed = write_all(root, files)
-    except OSError as error:
+    except (OSError, loading.VectorSetError) as error:
         print(f"regenerate: cannot write under {root}: {error}", file=sys.stderr)
         return 2
     for leftover in leftovers:
         print(f"regenerate: removed debris of an interrupted write: {leftover}")
     removed = [p for p in removed if not p.endswith(".tmp")]
+    for path in removed:  # each named: the previous manifest listed it, the new one does not
+        print(f"regenerate: removed {root / path}")
     if not args.quiet:
         print(
             f"regenerate: {len(files)} files, {size} bytes, built in {elapsed:.1f}s "

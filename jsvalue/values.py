@@ -223,9 +223,13 @@ def _array_to_string(value: list[object], seen: set[int]) -> str:
 
 
 def js_string(value: object) -> str:
-    """JS ``String(value)`` (MSG-09, TXT-22); a symbol throws :class:`JsTypeError`."""
+    """JS ``String(value)`` (MSG-09, TXT-22, ENG-106); a symbol throws :class:`JsTypeError`."""
     if isinstance(value, str):
         return value
+    if value is None or value is UNDEFINED:
+        return "null" if value is None else "undefined"
+    if isinstance(value, list):
+        return _array_to_string(value, set())
     if value is True or value is False:
         return "true" if value else "false"
     if is_number(value):

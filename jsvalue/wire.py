@@ -283,7 +283,7 @@ def encode(value: object, *, share: bool = False) -> object:
     ``decode(encode(v, share=True))`` keeps every identity of ``v``.
     """
     shared = _shared_containers(value) if share else set()
-    return _encode(value, [], _Encoder(shared))
+    return _encode(value, {}, _Encoder(shared))
 
 
 def _shared_containers(value: object) -> set[int]:
@@ -311,7 +311,9 @@ class _Encoder:
         self.anchors: dict[int, str] = {}
 
 
-def _encode(value: object, stack: list[int], encoder: _Encoder) -> object:
+def _encode(value: object, stack: dict[int, int], encoder: _Encoder) -> object:
+    """``stack``: the enclosing containers, by id, each with its position (a lookup of one
+    step whatever the depth: a value 100,000 levels deep is encoded in linear time)."""
     if is_number(value) and isinstance(value, int) and abs(value) > MAX_SAFE_INTEGER:
         # the number JS holds for this literal (DATA-11): the nearest double or +/-Infinity
         double = to_double(value)
@@ -337,14 +339,14 @@ def _encode(value: object, stack: list[int], encoder: _Encoder) -> object:
         return {TAG: "function", "returns": _encode(value.returns, stack, encoder)}
     if isinstance(value, Mapping | list):
         if id(value) in stack:
-            return {TAG: "ref", "up": len(stack) - stack.index(id(value))}
+            return {TAG: "ref", "up": len(stack) - stack[id(value)]}
         if id(value) in encoder.anchors:
             return {TAG: "alias", "name": encoder.anchors[id(value)]}
-        stack.append(id(value))
+        stack[id(value)] = len(stack)
         try:
             written = _encode_container(value, stack, encoder)
         finally:
-            stack.pop()
+            del stack[id(value)]
         if id(value) not in encoder.shared:
             return written
         name = encoder.anchors[id(value)] = f"a{len(encoder.anchors) + 1}"
@@ -353,11 +355,18 @@ def _encode(value: object, stack: list[int], encoder: _Encoder) -> object:
 
 
 def _encode_container(
-    value: Mapping[object, object] | list[object], stack: list[int], encoder: _Encoder
+    value: Mapping[object, object] | list[object], stack: dict[int, int], encoder: _Encoder
 ) -> object:
+    # loops, not comprehensions: two frames a level, so a value MAX_DEPTH deep fits the
+    # recursion limit the kit sets (jsjson.RECURSION_LIMIT)
     if isinstance(value, list):
-        return [_encode(item, stack, encoder) for item in value]
-    members = {str(key): _encode(member, stack, encoder) for key, member in value.items()}
+        items = []
+        for item in value:
+            items.append(_encode(item, stack, encoder))
+        return items
+    members = {}
+    for key, member in value.items():
+        members[str(key)] = _encode(member, stack, encoder)
     return {TAG: "object", "value": members} if TAG in members else members
 
 

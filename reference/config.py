@@ -152,6 +152,15 @@ class OptionResolution:
     warnings: tuple[ConfigWarning, ...] = ()
 
 
+class OptionError(JsTypeError):
+    """The option's resolution threw (CFG-02, CFG-42, CFG-43); ``warnings`` are those the
+    resolver printed before it threw (CFG-47)."""
+
+    def __init__(self, message: str, warnings: tuple[ConfigWarning, ...] = ()) -> None:
+        super().__init__(message)
+        self.warnings = warnings
+
+
 def _object(value: object) -> Mapping[str, object] | None:
     """A JSON object (not an array), or None."""
     return value if isinstance(value, Mapping) else None
@@ -249,21 +258,30 @@ def resolve_escalation(
 
 
 def resolve_doom_loop_option(option: object = UNDEFINED) -> OptionResolution:
-    """Resolve the ``doomLoop`` option (CFG-03..CFG-05, CFG-40, CFG-41).
+    """Resolve the ``doomLoop`` option (CFG-03..CFG-05, CFG-40, CFG-41, CFG-47).
 
     Absent (undefined) or ``False`` turn detection off (config None); ``None``
-    (JS null) throws :class:`~doomloop_kit.jsvalue.values.JsTypeError`; ``True`` means all
-    defaults; an object is read member by member; any other value is read as
-    an empty object. The reference reads ladder, text, escalation in that
-    order; which TypeError a doubly-null option names is not specified (CFG-42).
+    (JS null) throws :class:`OptionError`; ``True`` means all defaults; an object is
+    read member by member; any other value is read as an empty object. The ladder
+    is read first, then ``escalation``, then ``text``; a ``null`` escalation or text
+    throws :class:`OptionError` carrying the warnings of what was read before it
+    (CFG-47).
     """
     if option is UNDEFINED or option is False:
         return OptionResolution(None)
-    ladder = resolve_ladder(_member(option, "ladder"))
+    try:
+        ladder = resolve_ladder(_member(option, "ladder"))
+    except JsTypeError as error:
+        raise OptionError(str(error)) from None
     members = _object(option) or {}
-    text = resolve_text_options(members.get("text", UNDEFINED))
-    escalation, escalation_warnings = resolve_escalation(
-        members.get("escalation", UNDEFINED), ladder
-    )
+    printed = ladder_warnings(ladder)
+    try:
+        escalation, escalation_warnings = resolve_escalation(
+            members.get("escalation", UNDEFINED), ladder
+        )
+        printed += escalation_warnings
+        text = resolve_text_options(members.get("text", UNDEFINED))
+    except JsTypeError as error:
+        raise OptionError(str(error), tuple(printed)) from None
     config = ResolvedConfig(ladder=ladder, text=text, escalation=escalation)
-    return OptionResolution(config, tuple(ladder_warnings(ladder) + escalation_warnings))
+    return OptionResolution(config, tuple(printed))

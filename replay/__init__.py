@@ -10,7 +10,8 @@ objects fed a recorded log), :mod:`.driver` (the replay), :mod:`.results`
 grid of ladders), :mod:`.port` (the same replay through a harness),
 :mod:`.examples` (the example logs shipped with the package); fleet mode:
 :mod:`.fleet` (one file's runs), :mod:`.executors` (local processes, Dask),
-:mod:`.outcomes` (labels), :mod:`.fleet_report` and :mod:`.charts` (the
-fleet summary and page), :mod:`.fleet_run` (the command), and
-:mod:`.calibration` (the docs' worked calibration).
+:mod:`.outcomes` (labels), :mod:`.fleet_report` (the fleet summary),
+:mod:`.fleet_page` and :mod:`.charts` (the fleet page), :mod:`.fleet_run`
+(the command), :mod:`.problems` (problems on stderr, the first few in full),
+and :mod:`.calibration` (the docs' worked calibration).
 """

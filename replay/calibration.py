@@ -6,7 +6,9 @@ airline runs with their rewards, mini-swe-agent SWE-bench runs with
 ``outcomes.json``) as ``doomloop-kit replay`` does, and writes into FOLDER
 what docs/guide/calibration.md shows: the fleet summary (``summary.txt``),
 the sweep table (``sweep.txt``) and the fleet page (``fleet.html``). The
-outputs hold no path and no time, so the same runs give the same bytes.
+outputs hold no time, name the runs' folder ``../shared/realruns`` as the
+docs' command lines do, and quote no text of the runs (a repetition verdict's
+quoted block is cut out), so the same runs give the same bytes.
 tests/test_replay_calibration.py runs the script on fixtures laid out like
 the real runs (the test suite reads no real run).
 
@@ -19,6 +21,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import io
+import re
 import sys
 import tempfile
 from pathlib import Path
@@ -28,6 +31,10 @@ GRID: Final = "block=3|4|5|false"
 """The sweep the page shows: where to put block, with observe 2 and stop 6 kept."""
 TAU_BENCH: Final = "tau-bench"
 MINI_SWE_AGENT: Final = "mini-swe-agent-gemini-3-pro"
+REPEATED: Final = re.compile(r'(the response repeats \\?")(?:[^"\\]|\\.)*?(\\?" \d)')
+"""The quoted block of a repetition verdict's message (MSG-06), as text or inside JSON."""
+SHOWN_AS: Final = "../shared/realruns"
+"""The real runs' folder as the figures name it (the docs' command lines use it)."""
 
 
 def arguments(realruns: Path) -> list[str]:
@@ -62,11 +69,18 @@ def outputs(realruns: Path) -> dict[str, str]:
         printed = _run([*arguments(realruns), "--sweep", GRID, "--html", str(page)])
         fleet_page = page.read_text(encoding="utf-8")
     cut = printed.index("sweep:")
-    return {"summary.txt": printed[:cut], "sweep.txt": printed[cut:], "fleet.html": fleet_page}
+    texts = {"summary.txt": printed[:cut], "sweep.txt": printed[cut:], "fleet.html": fleet_page}
+    # the page names each run's file: as the docs' command line does, not this machine's
+    # path; and it quotes no text of the runs (a repetition verdict quotes the block)
+    return {
+        name: REPEATED.sub(r"\1…\2", text.replace(str(realruns), SHOWN_AS))
+        for name, text in texts.items()
+    }
 
 
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(
+        allow_abbrev=False,
         prog="python -m doomloop_kit.replay.calibration",
         description="Regenerate the calibration page's figures from the shared real runs.",
     )

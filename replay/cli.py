@@ -4,7 +4,8 @@ Prints the timeline (:mod:`.timeline`); ``--json FILE`` writes the
 JSON-lines report (:mod:`.report`), ``--html FILE`` the page with the plot
 (:mod:`.page`), ``--sweep GRID`` replays under a grid of ladders
 (:mod:`.sweep`), ``--port COMMAND`` replays through a port's harness as well
-(:mod:`.port`). Exit status: 0 done, 1 the port differs, 2 unusable input.
+(:mod:`.port`). Exit status: 0 done, 1 the port differs, 2 unusable input (a log
+that cannot be read, or records of it left out: the rest is still replayed).
 """
 
 from __future__ import annotations
@@ -12,17 +13,20 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Protocol, TextIO
+from typing import Protocol, TextIO, cast
 
 from doomloop_kit.conformance.protocol import DEFAULT_TIMEOUT
 from doomloop_kit.conformance.supervisor import positive_int, positive_seconds
+from doomloop_kit.conformance.terminal import TerminalText, say
 from doomloop_kit.vectorset import writing
 
 from . import examples
 from . import options as replay_options
 from .driver import Entry, replay
+from .events import Skipped
 from .jsonstream import LogError
-from .options import OptionError, ReplayOptions, options_from_args
+from .options import OptionError, ReplayOptions, options_from_args, replay_inputs
+from .problems import ProblemLines
 from .readers import FORMATS, LogReader
 from .report import JsonReport
 from .session import Session
@@ -115,11 +119,12 @@ def replay_log(args: argparse.Namespace, options: ReplayOptions, out: TextIO) ->
 
     config = options.config()
     for warning in options.warnings():
-        print(f"option warning: {warning}", file=sys.stderr)
+        say(f"option warning: {warning}")
     session = Session(config, options.loop_keys, recording=bool(args.port))
     timeline = Timeline(out, quiet=args.quiet, engine=options.engine)
     timeline.header(str(args.log), config.ladder)
     sinks: list[_Sink] = []
+    problems = ProblemLines(sys.stderr, "records left out")
     try:
         if args.json is not None:
             sinks.append(JsonReport(args.json, args.log, config))
@@ -130,18 +135,25 @@ def replay_log(args: argparse.Namespace, options: ReplayOptions, out: TextIO) ->
             timeline.add(entry)
             for sink in sinks:
                 sink.add(entry)
+            if isinstance(entry, Skipped):
+                problems.add(f"{args.log}:{entry.line}", entry.message)
         for sink in sinks:
             sink.close(reader.format)
     except BaseException:
         for sink in sinks:
             sink.abort()
         raise
+    problems.close()
     timeline.footer(reader.format)
+    for skipped in timeline.summary.skipped_checks:  # the replay is incomplete
+        say(f"doomloop-kit replay: {args.log}:{skipped.line}: {skipped.describe()}")
+    # a skipped check or a record left out: the replay is incomplete, never a quiet pass
+    status = EXIT_UNUSABLE if timeline.summary.skipped_checks or problems.count else EXIT_OK
     if args.port:
         from .port import compare_with_port  # the harness machinery only when asked for
 
-        return compare_with_port(args, options, session, out)
-    return EXIT_OK
+        return max(status, compare_with_port(args, options, session, out))
+    return status
 
 
 def run_with(args: argparse.Namespace, out: TextIO) -> int:
@@ -151,8 +163,10 @@ def run_with(args: argparse.Namespace, out: TextIO) -> int:
 
     try:
         outputs = (("--json", args.json), ("--html", args.html))
-        # before the replay: each path writable, and no two outputs into one file
-        writing.check_outputs((option, path) for option, path in outputs if path is not None)
+        # before the replay: each path writable, no two outputs into one file, none an input
+        writing.check_outputs(
+            ((option, path) for option, path in outputs if path is not None), replay_inputs(args)
+        )
         options = options_from_args(args)
         if fleet_wanted(args):
             return run_fleet(args, options, out)
@@ -164,14 +178,20 @@ def run_with(args: argparse.Namespace, out: TextIO) -> int:
         return replay_log(args, options, out)
     except (LogError, OptionError, KeyError) as error:
         message = error.args[0] if isinstance(error, KeyError) else error
-        print(f"doomloop-kit replay: {message}", file=sys.stderr)
+        say(f"doomloop-kit replay: {message}")
         return EXIT_UNUSABLE
     except BrokenPipeError:  # stdout closed: the command line ends it (exit 141)
         raise
+    except MemoryError:  # a log too large for the memory given: one line, no traceback
+        say("doomloop-kit replay: out of memory (MemoryError); the replay is incomplete")
+        return EXIT_UNUSABLE
     except OSError as error:  # an output file that cannot be written
-        print(f"doomloop-kit replay: {error.filename}: {error.strerror}", file=sys.stderr)
+        say(f"doomloop-kit replay: {error.filename}: {error.strerror}")
         return EXIT_UNUSABLE
 
 
 def run(args: argparse.Namespace) -> int:
-    return run_with(args, sys.stdout)
+    """The command, its output escaped for a terminal (:mod:`~doomloop_kit.conformance.terminal`):
+    a log's tool names and texts never move the cursor or forge a line."""
+    # TerminalText has every method the replay calls on a TextIO (write, flush, isatty)
+    return run_with(args, cast(TextIO, TerminalText(sys.stdout)))

@@ -6,7 +6,10 @@ calls -- a round: the engine opens and declares it and checks each call in
 emission order (:mod:`.session` holds the engine's objects; no identity or
 detection code lives here). A ``resume`` record starts a new run from the
 saved state (ENG-114, ENG-117); so does a response that follows a response
-without client calls, since such a response ends the engine's run.
+without client calls, since such a response ends the engine's run. A
+sub-agent's conversation (a :class:`~.events.Thread`) is replayed with an
+engine and monitor of its own, as an SDK sub-agent runs its own loop;
+switching between conversations keeps each one's state.
 
 Without ``--engine`` the log is fed as recorded to the end: what follows a
 stop is what the monitor would have said had the run gone on (``halted``),
@@ -17,8 +20,9 @@ spending budget (ENG-71..ENG-73), and the halt at a stop gate (ENG-126
 gates A and B), after which the rest of the run is not replayed.
 
 :func:`replay` yields one entry per round, text check, server check, engine
-consequence, resume, closed streak (:mod:`.results`) and notice; it keeps
-nothing from earlier responses but the engine's state.
+consequence, resume, closed streak (:mod:`.results`), notice and check the
+engine could not run (:class:`SkippedCheck`); it keeps nothing from earlier
+responses but the engine's state.
 """
 
 from __future__ import annotations
@@ -30,7 +34,7 @@ from doomloop_kit.engine.identity import Call as EngineCall
 from doomloop_kit.reference import UNDEFINED, Verdict
 from doomloop_kit.reference.ladder import ACTION_STRENGTH
 
-from .events import Conversation, Event, Notice, Response, Result, Resume
+from .events import Conversation, Event, Notice, Response, Result, Resume, Skipped, Thread
 from .options import ReplayOptions
 from .results import ResultAwareness, StreakResult
 from .session import Attempt, Session, engine_call
@@ -103,6 +107,27 @@ class TextResult:
 
 
 @dataclass(frozen=True)
+class SkippedCheck:
+    """A check the engine could not run and skipped (ENG-111: a failing text check never
+    fails the run), most often for want of memory. The live engine skips it too, but
+    a replay that says nothing would pass off "could not check" as "nothing fired": the
+    replay names it, counts it, and ends with exit status 2."""
+
+    line: int
+    after_round: int
+    check: str
+    """``text``."""
+    reason: str
+    """The exception that stopped it, ``MemoryError`` say."""
+
+    def describe(self) -> str:
+        return (
+            f"the {self.check} check could not run ({self.reason}); the engine skipped it, "
+            "so this replay may miss a verdict"
+        )
+
+
+@dataclass(frozen=True)
 class ServerResult:
     """The server-tool records of one response (ENG-56..ENG-58)."""
 
@@ -137,6 +162,18 @@ class ConversationResult:
 
 
 @dataclass(frozen=True)
+class ThreadResult:
+    """The entries that follow belong to another conversation of the log: a sub-agent's
+    (``name``), or the log's own again (None). ``first`` marks its first appearance."""
+
+    line: int
+    name: str | None
+    session: str | None = None
+    mirror: bool = False
+    first: bool = False
+
+
+@dataclass(frozen=True)
 class EngineResult:
     """What the engine would have done between responses (``--engine`` only).
 
@@ -157,12 +194,15 @@ class EngineResult:
 Entry = (
     RoundResult
     | TextResult
+    | SkippedCheck
     | ServerResult
     | ResumeResult
     | ConversationResult
+    | ThreadResult
     | EngineResult
     | StreakResult
     | Notice
+    | Skipped
 )
 
 
@@ -186,41 +226,74 @@ class _Run:
     """Server records' applied actions by tool and fingerprint, for in-round duplicates."""
 
 
+@dataclass
+class _Conversation:
+    """What the replay keeps of one conversation: its engine's objects and its runs."""
+
+    session: Session
+    run: _Run = field(default_factory=_Run)
+    rounds: int = 0
+    results: ResultAwareness = field(default_factory=ResultAwareness)
+
+
 class Replay:
-    """Feeds events to a session; one instance per replay."""
+    """Feeds events to a session; one instance per replay.
+
+    ``session`` replays the log's own conversation; each sub-agent's gets a fresh
+    one (not recording: ``--port`` compares the log's own conversation)."""
 
     def __init__(self, options: ReplayOptions, session: Session) -> None:
         self.options = options
         self.engine = options.engine
-        self.session = session
-        self.run = _Run()
-        self.rounds = 0
-        self.results = ResultAwareness()
+        self.state = _Conversation(session)
+        self.threads: dict[str | None, _Conversation] = {None: self.state}
+        self.thread: str | None = None
         self.calls_without_id = 0
 
+    @property
+    def session(self) -> Session:
+        return self.state.session
+
     def feed(self, event: Event) -> Iterator[Entry]:
-        if isinstance(event, Notice):
+        if isinstance(event, Notice | Skipped):
             yield event
         elif isinstance(event, Result):
-            self.results.result(event)
+            self.state.results.result(event)
         elif isinstance(event, Resume):
             yield from self._resume(event.line, event.state, implicit=False)
         elif isinstance(event, Conversation):
             yield from self._conversation(event)
+        elif isinstance(event, Thread):
+            yield self._switch(event)
         else:
-            if self.run.ended:  # a response after the run ended opens the next turn
+            if self.state.run.ended:  # a response after the run ended opens the next turn
                 yield from self._resume(event.line, UNDEFINED, implicit=True)
             yield from self._response(event)
 
     def finish(self) -> Iterator[Entry]:
-        """The end of the log: the last run and the open streaks end."""
-        yield from self._end_run()
-        yield from self.results.close_all()
+        """The end of the log: every conversation's last run and open streaks end."""
+        current = self.thread
+        for name in list(self.threads):
+            if len(self.threads) > 1:
+                yield ThreadResult(0, name)
+            self.thread, self.state = name, self.threads[name]
+            yield from self._end_run()
+            yield from self.state.results.close_all()
+        self.thread, self.state = current, self.threads[current]
+
+    def _switch(self, event: Thread) -> ThreadResult:
+        first = event.name not in self.threads
+        if first:
+            options = self.options
+            self.threads[event.name] = _Conversation(Session(options.config(), options.loop_keys))
+        self.thread, self.state = event.name, self.threads[event.name]
+        return ThreadResult(event.line, event.name, event.session, event.mirror, first)
 
     def _end_run(self) -> Iterator[Entry]:
-        run = self.run
+        run = self.state.run
         if run.not_replayed:
-            yield EngineResult("not-replayed", run.halted_at, self.rounds, count=run.not_replayed)
+            rounds = self.state.rounds
+            yield EngineResult("not-replayed", run.halted_at, rounds, count=run.not_replayed)
             run.not_replayed = 0
 
     def _conversation(self, event: Conversation) -> Iterator[Entry]:
@@ -228,9 +301,9 @@ class Replay:
         self.session.label = f"conversation {event.run_id} at line {event.line}"
         self.session.restore({})  # a fresh monitor: nothing carried over
         self.session.mark()
-        self.run = _Run()
-        self.rounds = 0
-        self.results = ResultAwareness()
+        self.state.run = _Run()
+        self.state.rounds = 0
+        self.state.results = ResultAwareness()
         yield ConversationResult(event.line, event.run_id, event.outcome)
 
     def _resume(self, line: int, state: object, *, implicit: bool) -> Iterator[Entry]:
@@ -242,11 +315,11 @@ class Replay:
         else:
             self.session.restore(state)
         self.session.mark()
-        self.run = _Run(self.run.number + 1)
-        yield ResumeResult(line, self.run.number, state is not UNDEFINED, implicit)
+        self.state.run = _Run(self.state.run.number + 1)
+        yield ResumeResult(line, self.state.run.number, state is not UNDEFINED, implicit)
 
     def _response(self, response: Response) -> Iterator[Entry]:
-        run = self.run
+        run = self.state.run
         if run.halted_at:  # --engine: the engine asked for no more responses in this run
             run.ended = not response.calls
             run.not_replayed += 1
@@ -256,17 +329,21 @@ class Replay:
             run.dispatched = False
             escalated = session.follow_up(spend=self.engine)
             if escalated is not None:
-                yield EngineResult("escalate", response.line, self.rounds, escalated.message)
+                yield EngineResult("escalate", response.line, self.state.rounds, escalated.message)
         halted = session.stop_armed
         session.label = f"response at line {response.line}"
         session.check_response(response)
         session.mark()
+        failure = session.monitor.take_text_failure()
+        if failure is not None:
+            reason = f"{type(failure).__name__}: {failure}".removesuffix(": ")
+            yield SkippedCheck(response.line, self.state.rounds, "text", reason)
         text_verdict = session.monitor.text_verdict
         applied = session.take_applied()
         if session.monitor.text_checked:
             yield TextResult(
                 response.line,
-                self.rounds,
+                self.state.rounds,
                 session.monitor.text_streak(),
                 text_verdict,
                 halted,
@@ -276,7 +353,7 @@ class Replay:
         attempts = session.monitor.take_attempts()
         if attempts:
             records = tuple(self._server(attempt, applied) for attempt in attempts)
-            yield ServerResult(response.line, self.rounds, records, halted)
+            yield ServerResult(response.line, self.state.rounds, records, halted)
         session.take_warnings()
         if not response.calls:
             run.ended = True
@@ -285,26 +362,26 @@ class Replay:
             yield from self._halt(response.line, len(response.calls))
             return
         yield self._round(response, halted)
-        yield from self.results.take_closed()
+        yield from self.state.results.take_closed()
         if self.engine and session.stop_armed:  # gate B
             yield from self._halt(response.line, 0)
             return
         steer = session.flush_steer()
         if steer is not None and self.engine:
-            yield EngineResult("steer", response.line, self.rounds, steer)
+            yield EngineResult("steer", response.line, self.state.rounds, steer)
         run.dispatched = True
 
     def _halt(self, line: int, sealed: int) -> Iterator[Entry]:
-        self.run.halted_at = line
-        yield EngineResult("halt", line, self.rounds, count=sealed)
+        self.state.run.halted_at = line
+        yield EngineResult("halt", line, self.state.rounds, count=sealed)
 
     def _round(self, response: Response, halted: bool) -> RoundResult:
-        run = self.run
+        run = self.state.run
         run.round += 1
-        self.rounds += 1
+        self.state.rounds += 1
         run.decisions = {}
         session = self.session
-        session.label = f"round {self.rounds} (line {response.line})"
+        session.label = f"round {self.state.rounds} (line {response.line})"
         calls = []
         notes: list[str | None] = []
         for call in response.calls:
@@ -321,8 +398,8 @@ class Replay:
         )
         session.mark()
         for result in results:
-            self.results.called(result, self.rounds)
-        return RoundResult(self.rounds, run.number, run.round, response.line, results, halted)
+            self.state.results.called(result, self.state.rounds)
+        return RoundResult(self.state.rounds, run.number, run.round, response.line, results, halted)
 
     def _checkpoint(self, call_id: str | None, call: EngineCall, note: str | None) -> CallResult:
         """One client call through the engine's checkpoint (ENG-44..ENG-54)."""
@@ -363,12 +440,12 @@ class Replay:
             return CallResult(attempt.tool, "skipped", "skipped")
         key = f"{attempt.tool}\n{record.fingerprint}"
         if record.duplicate_in_round:
-            action = self.run.decisions.get(key, PROCEED)
+            action = self.state.run.decisions.get(key, PROCEED)
             verdict = None
         else:
             verdict = record.verdict
             action = applied.pop(0) if verdict is not None else PROCEED
-            self.run.decisions[key] = action
+            self.state.run.decisions[key] = action
         return CallResult(
             attempt.tool,
             "arguments",

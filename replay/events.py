@@ -83,6 +83,24 @@ class Conversation:
 
 
 @dataclass(frozen=True)
+class Thread:
+    """The events that follow belong to another conversation of the same log, replayed
+    with a monitor of its own: a sub-agent's (``name``), or the log's own again (None).
+
+    A sub-agent runs its own loop beside its parent's (an SDK sub-agent has its own
+    engine and monitor), and the log may interleave the two: switching back keeps each
+    conversation's state. ``session`` is the id of the session the lines belong to,
+    which links a sub-agent's run to its parent's; ``mirror`` marks a sub-agent read
+    from the progress lines its session mirrors it in (its calls, not its text).
+    """
+
+    line: int
+    name: str | None
+    session: str | None = None
+    mirror: bool = False
+
+
+@dataclass(frozen=True)
 class Notice:
     """Something odd in the log that the replay goes past (printed as a warning)."""
 
@@ -90,7 +108,16 @@ class Notice:
     message: str
 
 
-Event = Response | Result | Resume | Conversation | Notice
+@dataclass(frozen=True)
+class Skipped:
+    """A record the reader does not know (an unknown type or role): it is left out, never
+    read as a call, and reported as a problem naming its line; the replay goes on."""
+
+    line: int
+    message: str
+
+
+Event = Response | Result | Resume | Conversation | Thread | Notice | Skipped
 
 DIGEST_BYTES: Final = 8
 

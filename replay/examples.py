@@ -99,6 +99,7 @@ def outputs() -> dict[str, str]:
 
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(
+        allow_abbrev=False,
         prog="python -m doomloop_kit.replay.examples",
         description="Write the replays the docs page shows into FOLDER.",
     )

@@ -1,33 +1,44 @@
 """The fleet report: a corpus's run summaries added up, by outcome and by ladder.
 
 :class:`FleetTotals` takes the :class:`~.fleet.FileResult` of each file in
-corpus order and keeps only counters (constant memory, whatever the number
-of runs): runs and rounds; runs reaching each rung; the round where each
-rung first fired; calls not executed; each tool's calls, runs and streaks;
-streaks by their results (identical: a loop; changed: polling or progress);
-each split by outcome group (success, failure, unlabelled); and, for a
-sweep, per ladder, the runs the engine would have interfered with (steer or
-a stronger rung applied) among successful runs and the loops it would have
-caught among failed ones. It renders as the terminal summary, the JSON-lines
-``summary`` and ``ladder`` objects, and one self-contained HTML page.
+corpus order and keeps counters (constant memory, whatever the number of
+runs): runs and rounds; runs reaching each rung, and whether a call verdict
+or a text verdict took them there; the round where each rung first fired;
+calls not executed; each tool's calls, runs and streaks; streaks by their
+results (identical: a loop; changed: polling or progress); each split by
+outcome group (success, failure, unlabelled); and, for a sweep, per ladder,
+the runs the engine would have interfered with (steer or a stronger rung
+applied) among successful runs and the loops it would have caught among
+failed ones, with the rungs a ladder leaves dead. What the corpus held
+besides is counted too, so that nothing is dropped silently: sub-agents
+(each a run of its own, linked to its session), runs without calls,
+warnings, records left out, files that could not be read, labels that name
+no run. A sub-agent read from its session's progress lines is held back
+until the end and left out when its own file was in the corpus (the same
+conversation, with its text). It renders as the terminal summary and the
+JSON-lines ``run``, ``ladder`` and ``summary`` objects; :mod:`.fleet_page`
+draws the page.
 """
 
 from __future__ import annotations
 
-import html
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final, TextIO
 
 from doomloop_kit.reference import RUNGS
 
-from . import charts
-from .fleet import FileResult, RunSummary
+from .fleet import FileResult, RunSummary, interferes
 from .outcomes import FAILURE, GROUPS, SUCCESS, Outcomes
 from .summary import STREAK_KINDS
 
 TOP_TOOLS: Final = 15
+VERDICTS: Final = ("calls", "text")
+"""Verdicts on calls (client and server tools) and on the text, counted apart."""
+VERDICT_NAMES: Final = {"calls": "a call verdict", "text": "a text verdict"}
+KEPT_PROBLEMS: Final = 200
+"""Problems the page lists in full (all are counted, and all are in --json)."""
 
 
 @dataclass
@@ -40,9 +51,15 @@ class GroupTotals:
     not_executed: int = 0
     runs_not_executed: int = 0
     interfered: int = 0
+    interfered_by: Counter[str] = field(default_factory=Counter)
     reached: Counter[str] = field(default_factory=Counter)
+    reached_by: dict[str, Counter[str]] = field(
+        default_factory=lambda: {kind: Counter() for kind in VERDICTS}
+    )
     streaks: Counter[str] = field(default_factory=Counter)
     fired_streaks: Counter[str] = field(default_factory=Counter)
+    sub_agents: int = 0
+    without_calls: int = 0
 
     def add(self, run: RunSummary) -> None:
         self.runs += 1
@@ -51,19 +68,43 @@ class GroupTotals:
         self.not_executed += run.not_executed
         self.runs_not_executed += run.not_executed > 0
         self.interfered += run.interfered
+        for kind in VERDICTS:
+            self.interfered_by[kind] += interferes(run.strongest_by.get(kind))
+            self.reached_by[kind].update(run.first_by[kind].keys())
         self.reached.update(run.first.keys())
         self.streaks.update(run.streaks)
         self.fired_streaks.update(run.fired_streaks)
+        self.sub_agents += run.parent is not None
+        self.without_calls += run.calls == 0
+
+    def merge(self, other: GroupTotals) -> None:
+        for name in ("runs", "rounds", "calls", "not_executed", "runs_not_executed"):
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+        self.interfered += other.interfered
+        self.sub_agents += other.sub_agents
+        self.without_calls += other.without_calls
+        self.interfered_by.update(other.interfered_by)
+        self.reached.update(other.reached)
+        for kind in VERDICTS:
+            self.reached_by[kind].update(other.reached_by[kind])
+        self.streaks.update(other.streaks)
+        self.fired_streaks.update(other.fired_streaks)
 
     def to_json(self) -> dict[str, Any]:
         return {
             "runs": self.runs,
+            "subAgents": self.sub_agents,
+            "runsWithoutCalls": self.without_calls,
             "rounds": self.rounds,
             "calls": self.calls,
             "notExecuted": self.not_executed,
             "runsWithCallsNotExecuted": self.runs_not_executed,
             "runsInterfered": self.interfered,
+            "runsInterferedBy": {kind: self.interfered_by[kind] for kind in VERDICTS},
             "runsReaching": {rung: self.reached[rung] for rung in RUNGS},
+            "runsReachingBy": {
+                kind: {rung: self.reached_by[kind][rung] for rung in RUNGS} for kind in VERDICTS
+            },
             "streaks": {kind: self.streaks[kind] for kind in STREAK_KINDS},
             "streaksThatFired": {kind: self.fired_streaks[kind] for kind in STREAK_KINDS},
         }
@@ -74,6 +115,8 @@ class LadderTotals:
     """One ladder of a sweep (the first is the option's own ladder)."""
 
     ladder: Mapping[str, int | bool]
+    dead: Sequence[tuple[str, str]] = ()
+    """(rung, the stronger rung that shadows it) for each rung the ladder leaves dead."""
     groups: dict[str, GroupTotals] = field(
         default_factory=lambda: {group: GroupTotals() for group in GROUPS}
     )
@@ -81,30 +124,26 @@ class LadderTotals:
     def total(self) -> GroupTotals:
         total = GroupTotals()
         for group in self.groups.values():
-            total.runs += group.runs
-            total.rounds += group.rounds
-            total.calls += group.calls
-            total.not_executed += group.not_executed
-            total.runs_not_executed += group.runs_not_executed
-            total.interfered += group.interfered
-            total.reached.update(group.reached)
-            total.streaks.update(group.streaks)
-            total.fired_streaks.update(group.fired_streaks)
+            total.merge(group)
         return total
 
     def to_json(self) -> dict[str, Any]:
-        success, failure = self.groups[SUCCESS], self.groups[FAILURE]
+        success, failure, total = self.groups[SUCCESS], self.groups[FAILURE], self.total()
         return {
             "type": "ladder",
             "ladder": dict(self.ladder),
+            "runs": total.runs,
+            "runsInterfered": total.interfered,
+            "runsStopped": total.reached["stop"],
             "successfulRuns": success.runs,
             "successfulInterfered": success.interfered,
             "successfulStopped": success.reached["stop"],
             "failedRuns": failure.runs,
             "failedCaught": failure.interfered,
             "failedStopped": failure.reached["stop"],
-            "notExecuted": self.total().not_executed,
-            "runsReaching": dict(self.total().reached),
+            "notExecuted": total.not_executed,
+            "runsReaching": dict(total.reached),
+            "deadRungs": [{"rung": rung, "shadowedBy": by} for rung, by in self.dead],
         }
 
 
@@ -134,6 +173,10 @@ def quantile(counts: Counter[int], q: float) -> int | None:
     return None
 
 
+Row = tuple[RunSummary, str]
+"""A run (under the option's own ladder) and its outcome group."""
+
+
 @dataclass
 class FleetTotals:
     """Counters over a whole corpus (see the module docstring)."""
@@ -143,30 +186,64 @@ class FleetTotals:
     files: int = 0
     failed_files: int = 0
     problems: int = 0
+    """Files, or runs in them, that could not be replayed."""
+    skipped: int = 0
+    """Records left out (of a type the readers do not know); their runs stand."""
     notices: int = 0
+    runs_with_notices: int = 0
+    mirrored: int = 0
+    """Sub-agents read from their sessions' progress lines (their own file absent)."""
+    mirrors_dropped: int = 0
+    """Sub-agents' progress lines left out: their own file was in the corpus."""
     formats: Counter[str] = field(default_factory=Counter)
     first: dict[str, Counter[int]] = field(default_factory=lambda: {r: Counter() for r in RUNGS})
     tools: dict[str, ToolTotals] = field(default_factory=dict)
     engine: Counter[str] = field(default_factory=Counter)
+    problem_list: list[dict[str, Any]] = field(default_factory=list)
+    held: dict[str, list[RunSummary]] = field(default_factory=dict)
+    """Sub-agents read from progress lines, each ladder's run, until the end."""
+    own_files: set[str] = field(default_factory=set)
+    """The ids of the sub-agents read from their own lines."""
 
-    def add(self, result: FileResult) -> list[tuple[RunSummary, str]]:
+    def add(self, result: FileResult) -> list[Row]:
         """Count one file; returns its runs (option's ladder) with their outcome group."""
         self.files += 1
         self.failed_files += bool(result.problems) and not any(result.runs[0])
-        self.problems += len(result.problems)
+        for problem in result.problems:
+            self.problems += problem.fatal
+            self.skipped += not problem.fatal
+            if len(self.problem_list) < KEPT_PROBLEMS:
+                self.problem_list.append(problem_json(problem))
         self.notices += result.notices
         rows = []
-        for index, runs in enumerate(result.runs):
-            for run in runs:
-                group = self.outcomes.group(run.id, run.outcome)
-                self.ladders[index].groups[group].add(run)
-                if index == 0:
-                    rows.append((run, group))
-                    self._details(run)
+        for index, run in enumerate(result.runs[0]):
+            each = [runs[index] for runs in result.runs]
+            if run.mirror:
+                if run.id in self.own_files:
+                    self.mirrors_dropped += 1
+                else:
+                    self.held[run.id] = each
+                continue
+            if run.parent is not None:
+                self.own_files.add(run.id)
+                self.mirrors_dropped += self.held.pop(run.id, None) is not None
+            rows.append(self._count(each))
         return rows
 
-    def _details(self, run: RunSummary) -> None:
+    def finish(self) -> list[Row]:
+        """The sub-agents known only from their sessions' progress lines."""
+        rows = [self._count(each) for each in self.held.values()]
+        self.mirrored += len(self.held)
+        self.held = {}
+        return rows
+
+    def _count(self, each: list[RunSummary]) -> Row:
+        run = each[0]
+        group = self.outcomes.group(run.id, run.outcome, run.parent)
+        for index, ladder_run in enumerate(each):
+            self.ladders[index].groups[group].add(ladder_run)
         self.formats[run.format or "empty"] += 1
+        self.runs_with_notices += run.notices > 0
         for rung, round in run.first.items():
             self.first[rung][round] += 1
         for name, tally in run.tools.items():
@@ -177,6 +254,7 @@ class FleetTotals:
             tool.not_executed += tally.not_executed
             tool.streaks.update(tally.streaks)
         self.engine.update(run.engine)
+        return run, group
 
     def top_tools(self) -> list[tuple[str, ToolTotals]]:
         ranked = sorted(
@@ -192,7 +270,11 @@ class FleetTotals:
             "files": self.files,
             "filesFailed": self.failed_files,
             "problems": self.problems,
+            "skipped": self.skipped,
             "notices": self.notices,
+            "runsWithNotices": self.runs_with_notices,
+            "subAgentsFromProgress": self.mirrored,
+            "progressDuplicatesLeftOut": self.mirrors_dropped,
             "formats": dict(sorted(self.formats.items())),
             "all": base.total().to_json(),
             "byOutcome": {group: base.groups[group].to_json() for group in GROUPS},
@@ -212,10 +294,17 @@ class FleetTotals:
                 for name, tool in sorted(self.tools.items())
             },
             "engine": dict(sorted(self.engine.items())),
+            "labels": {"given": len(self.outcomes.labels), "matched": self.outcomes.matched},
             "unknownLabels": [
                 {"line": line, "id": run_id} for line, run_id in self.outcomes.unknown()
             ],
         }
+
+
+def problem_json(problem: Any) -> dict[str, Any]:
+    data = {"type": "problem", "file": problem.file, "line": problem.line}
+    data.update(message=problem.message, run=problem.run, fatal=problem.fatal)
+    return data
 
 
 def run_json(run: RunSummary, group: str) -> dict[str, Any]:
@@ -226,14 +315,24 @@ def run_json(run: RunSummary, group: str) -> dict[str, Any]:
         "line": run.line,
         "format": run.format,
         "outcome": group,
+        "session": run.session,
+        "parent": run.parent,
+        "subAgent": run.agent,
+        "fromProgress": run.mirror,
         "rounds": run.rounds,
         "calls": run.calls,
         "notExecuted": run.not_executed,
         "textChecks": run.text_checks,
         "firstFired": run.first,
+        "firstFiredBy": run.first_by,
+        "fired": run.fired,
         "strongest": run.strongest,
+        "strongestBy": run.strongest_by,
         "streaks": {kind: run.streaks.get(kind, 0) for kind in STREAK_KINDS},
         "engine": run.engine,
+        "notices": run.notices,
+        "noticeList": [{"line": line, "message": text} for line, text in run.notice_list],
+        "skipped": run.skipped,
     }
 
 
@@ -241,11 +340,33 @@ def ladder_name(ladder: Mapping[str, int | bool]) -> str:
     return " ".join(f"{rung}={str(value).lower()}" for rung, value in ladder.items()) or "option"
 
 
+def dead_note(ladder: LadderTotals) -> str:
+    """``dead rung: block (stop wins)`` for a ladder with dead rungs, else ``""``."""
+    if not ladder.dead:
+        return ""
+    return "dead rung: " + ", ".join(f"{rung} ({by} wins)" for rung, by in ladder.dead)
+
+
 # -- the terminal -------------------------------------------------------------------
 
 
 def _cell(part: int, whole: int) -> str:
     return f"{part} ({percent(part, whole):.1f}%)" if whole else "-"
+
+
+def _runs_line(totals: FleetTotals, all_runs: GroupTotals) -> str:
+    parts = [f"{all_runs.runs - all_runs.sub_agents} sessions or logs"]
+    if all_runs.sub_agents:
+        text = plural(all_runs.sub_agents, "sub-agent")
+        text += " (each with its own monitor, linked to its session"
+        if totals.mirrored:
+            text += f"; {totals.mirrored} read from its session's progress lines, without text"
+        if totals.mirrors_dropped:
+            copies = "copy" if totals.mirrors_dropped == 1 else "copies"
+            text += f"; {totals.mirrors_dropped} progress {copies} left out for their own files"
+        parts.append(text + ")")
+    parts.append(f"{all_runs.without_calls} without calls")
+    return "runs: " + ", ".join(parts)
 
 
 def print_summary(totals: FleetTotals, out: TextIO) -> None:
@@ -258,18 +379,24 @@ def print_summary(totals: FleetTotals, out: TextIO) -> None:
         f"{all_runs.rounds} rounds, {all_runs.calls} calls",
         file=out,
     )
-    header = f"{'':<26}" + "".join(f"{name:>18}" for name in ["all", *groups])
+    print(_runs_line(totals, all_runs), file=out)
+    header = f"{'':<28}" + "".join(f"{name:>18}" for name in ["all", *groups])
     print(header, file=out)
     columns = [all_runs, *(base.groups[g] for g in groups)]
 
     def row(label: str, values: list[str]) -> None:
-        print(f"{label:<26}" + "".join(f"{v:>18}" for v in values), file=out)
+        print(f"{label:<28}" + "".join(f"{v:>18}" for v in values), file=out)
 
     row("runs", [str(c.runs) for c in columns])
     for rung in RUNGS:
         if any(c.reached[rung] for c in columns):
             row(f"runs reaching {rung}", [_cell(c.reached[rung], c.runs) for c in columns])
+            for kind in VERDICTS:
+                cells = [_cell(c.reached_by[kind][rung], c.runs) for c in columns]
+                row(f"  by {VERDICT_NAMES[kind]}", cells)
     row("runs interfered (>=steer)", [_cell(c.interfered, c.runs) for c in columns])
+    for kind in VERDICTS:
+        row(f"  by {VERDICT_NAMES[kind]}", [_cell(c.interfered_by[kind], c.runs) for c in columns])
     row("calls not executed", [str(c.not_executed) for c in columns])
     for kind in STREAK_KINDS:
         row(
@@ -284,188 +411,98 @@ def print_summary(totals: FleetTotals, out: TextIO) -> None:
                 f"{quantile(counts, 0.9)} (90th percentile), {min(counts)}..{max(counts)}",
                 file=out,
             )
-    tools = [t for t in totals.top_tools() if t[1].fired_runs or sum(t[1].streaks.values())]
-    if tools:
-        print(
-            f"{'tool':<28}{'calls':>8}{'runs':>7}{'fired in':>10}{'not exec':>10}"
-            f"{'identical':>11}{'changed':>9}{'unknown':>9}",
-            file=out,
-        )
-        for name, tool in tools:
-            print(
-                f"{name[:27]:<28}{tool.calls:>8}{tool.runs:>7}{tool.fired_runs:>10}"
-                f"{tool.not_executed:>10}"
-                + "".join(
-                    f"{tool.streaks[k]:>{w}}" for k, w in zip(STREAK_KINDS, (11, 9, 9), strict=True)
-                ),
-                file=out,
-            )
+    _print_tools(totals, out)
     if totals.engine:
         done = ", ".join(f"{kind} {n}" for kind, n in sorted(totals.engine.items()))
         print(f"engine: {done}", file=out)
-    if totals.problems:
-        print(f"problems: {totals.problems} (listed above); the rest is reported", file=out)
+    _print_bookkeeping(totals, out)
 
 
-def print_sweep(totals: FleetTotals, out: TextIO) -> None:
+def _print_tools(totals: FleetTotals, out: TextIO) -> None:
+    tools = [t for t in totals.top_tools() if t[1].fired_runs or sum(t[1].streaks.values())]
+    if not tools:
+        return
+    width = max(28, *(len(name) + 2 for name, _ in tools))
     print(
-        "sweep: successful runs the engine would interfere with (steer or stronger), "
-        "failed runs it would catch",
+        f"{'tool':<{width}}{'calls':>8}{'runs':>7}{'fired in':>10}{'not exec':>10}"
+        f"{'identical':>11}{'changed':>9}{'unknown':>9}",
         file=out,
     )
-    width = max(len(ladder_name(t.ladder)) for t in totals.ladders[1:]) + 2
-    print(
-        f"{'ladder':<{width}}{'success interfered':>22}{'success stopped':>18}"
-        f"{'failure caught':>20}{'failure stopped':>18}{'not executed':>14}",
-        file=out,
-    )
-    for ladder in totals.ladders[1:]:
-        success, failure = ladder.groups[SUCCESS], ladder.groups[FAILURE]
+    for name, tool in tools:
         print(
-            f"{ladder_name(ladder.ladder):<{width}}"
-            f"{_cell(success.interfered, success.runs):>22}"
-            f"{_cell(success.reached['stop'], success.runs):>18}"
-            f"{_cell(failure.interfered, failure.runs):>20}"
-            f"{_cell(failure.reached['stop'], failure.runs):>18}"
-            f"{ladder.total().not_executed:>14}",
+            f"{name:<{width}}{tool.calls:>8}{tool.runs:>7}{tool.fired_runs:>10}"
+            f"{tool.not_executed:>10}"
+            + "".join(
+                f"{tool.streaks[k]:>{w}}" for k, w in zip(STREAK_KINDS, (11, 9, 9), strict=True)
+            ),
             file=out,
         )
 
 
-# -- the page -----------------------------------------------------------------------
-
-STYLE: Final = """
-body { font-family: system-ui, sans-serif; margin: 2em; color: #222; max-width: 60em; }
-table { border-collapse: collapse; margin: 1em 0; }
-th, td { border-bottom: 1px solid #ddd; padding: 0.25em 0.75em; text-align: right; }
-th:first-child, td:first-child { text-align: left; }
-figure.chart { margin: 1.5em 0; }
-figcaption { font-weight: 600; margin-bottom: 0.5em; }
-"""
+def plural(count: int, noun: str) -> str:
+    """``1 run``, ``2 runs``: a count and its noun (a regular plural)."""
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
 
 
-def _table(header: list[str], rows: list[list[str]], ident: str) -> str:
-    head = "".join(f"<th>{html.escape(h)}</th>" for h in header)
-    body = "".join(
-        "<tr>" + "".join(f"<td>{html.escape(cell)}</td>" for cell in row) + "</tr>" for row in rows
+def labels_line(totals: FleetTotals, where: str = "above") -> str | None:
+    """How many of the outcome labels named a run (None without an outcomes file); the
+    labels naming no run are listed ``where``."""
+    outcomes = totals.outcomes
+    if not outcomes.path:
+        return None
+    given, matched = len(outcomes.labels), outcomes.matched
+    line = f"labels: {matched} of {given} matched a run ({outcomes.path})"
+    if given and not matched:
+        line += "; 0 labels matched: every run is unlabelled (a run's id is its file name)"
+    elif given > matched:
+        line += f"; {given - matched} name no run (listed {where})"
+    return line
+
+
+def _print_bookkeeping(totals: FleetTotals, out: TextIO) -> None:
+    labels = labels_line(totals)
+    if labels:
+        print(labels, file=out)
+    if totals.notices:
+        print(
+            f"warnings: {totals.notices} notices in {totals.runs_with_notices} runs "
+            "(--json and the page list them per run)",
+            file=out,
+        )
+    if totals.problems or totals.skipped:
+        print(
+            f"problems: {totals.problems} files or runs could not be replayed, "
+            f"{totals.skipped} records left out (listed above); the rest is reported",
+            file=out,
+        )
+
+
+def print_sweep(totals: FleetTotals, out: TextIO) -> None:
+    labelled = any(t.groups[g].runs for t in totals.ladders for g in (SUCCESS, FAILURE))
+    print(
+        "sweep: runs the engine would interfere with (steer or stronger)"
+        + (", successful runs interfered with, failed runs caught" if labelled else ""),
+        file=out,
     )
-    return f'<table id="{ident}"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>\n'
-
-
-def page(totals: FleetTotals, title: str) -> str:
-    """The whole report as one HTML page with inline SVG: no script, no request."""
-    base = totals.ladders[0]
-    all_runs = base.total()
-    groups = [g for g in GROUPS if base.groups[g].runs]
-    columns = {"all": all_runs, **{g: base.groups[g] for g in groups}}
-    parts = [
-        '<!doctype html>\n<html lang="en"><head><meta charset="utf-8">'
-        f"<title>{html.escape(title)}</title><style>{STYLE}</style></head><body>\n"
-        f"<h1>{html.escape(title)}</h1>\n"
-        f'<p id="summary">{all_runs.runs} runs in {totals.files} files, {all_runs.rounds} '
-        f"rounds, {all_runs.calls} calls, {all_runs.not_executed} calls not executed "
-        f"(block or stop), {all_runs.interfered} runs interfered with.</p>\n",
-        charts.grouped_bars(
-            "Runs reaching each rung (% of the runs of each outcome)",
-            list(RUNGS),
-            {
-                name: [percent(c.reached[rung], c.runs) for rung in RUNGS]
-                for name, c in columns.items()
-            },
-        ),
-    ]
-    buckets = ["1-2", "3-5", "6-10", "11-20", "21-50", "51+"]
-    bounds = [(1, 2), (3, 5), (6, 10), (11, 20), (21, 50), (51, 10**12)]
-    fired = [rung for rung in RUNGS if totals.first[rung]]
-    if fired:
-        parts.append(
-            charts.grouped_bars(
-                "Round where each rung first fired (runs)",
-                buckets,
-                {
-                    rung: [
-                        float(sum(n for r, n in totals.first[rung].items() if lo <= r <= hi))
-                        for lo, hi in bounds
-                    ]
-                    for rung in fired
-                },
-                unit=" runs",
-            )
-        )
-    tools = [t for t in totals.top_tools() if sum(t[1].streaks.values())]
-    if tools:
-        parts.append(
-            charts.stacked_rows(
-                "Streaks per tool, by their results (identical: a loop; changed: polling)",
-                [(name, [float(tool.streaks[k]) for k in STREAK_KINDS]) for name, tool in tools],
-                list(STREAK_KINDS),
-                charts.STREAK_COLOURS,
-            )
-        )
-    rows = [
-        ["runs", *(str(c.runs) for c in columns.values())],
-        *(
-            [f"reaching {rung}", *(_cell(c.reached[rung], c.runs) for c in columns.values())]
-            for rung in RUNGS
-        ),
-        ["interfered (>=steer)", *(_cell(c.interfered, c.runs) for c in columns.values())],
-        ["calls not executed", *(str(c.not_executed) for c in columns.values())],
-        *(
-            [f"streaks, results {kind}", *(str(c.streaks[kind]) for c in columns.values())]
-            for kind in STREAK_KINDS
-        ),
-    ]
-    parts.append("<h2>By outcome</h2>\n" + _table(["", *columns], rows, "outcomes"))
-    parts.append(
-        "<h2>Tools</h2>\n"
-        + _table(
-            ["tool", "calls", "runs", "fired in", "not executed", *STREAK_KINDS],
-            [
-                [
-                    name,
-                    str(t.calls),
-                    str(t.runs),
-                    str(t.fired_runs),
-                    str(t.not_executed),
-                    *(str(t.streaks[k]) for k in STREAK_KINDS),
-                ]
-                for name, t in totals.top_tools()
-            ],
-            "tools",
-        )
-    )
-    if len(totals.ladders) > 1:
-        points = [
-            (
-                ladder_name(t.ladder),
-                percent(t.groups[SUCCESS].interfered, t.groups[SUCCESS].runs),
-                percent(t.groups[FAILURE].interfered, t.groups[FAILURE].runs),
-            )
-            for t in totals.ladders[1:]
-        ]
-        parts.append("<h2>Sweep</h2>\n")
-        parts.append(
-            charts.scatter(
-                "Each ladder: successful runs interfered with vs failed runs caught",
-                points,
-                "successful runs interfered with",
-                "failed runs caught",
-            )
-        )
-        parts.append(
-            _table(
-                ["ladder", "success interfered", "failure caught", "not executed"],
-                [
-                    [
-                        ladder_name(t.ladder),
-                        _cell(t.groups[SUCCESS].interfered, t.groups[SUCCESS].runs),
-                        _cell(t.groups[FAILURE].interfered, t.groups[FAILURE].runs),
-                        str(t.total().not_executed),
-                    ]
-                    for t in totals.ladders[1:]
-                ],
-                "sweep",
-            )
-        )
-    parts.append("</body></html>\n")
-    return "".join(parts)
+    width = max(len(ladder_name(t.ladder)) for t in totals.ladders[1:]) + 2
+    header = f"{'ladder':<{width}}{'runs interfered':>18}{'runs stopped':>16}"
+    if labelled:
+        header += f"{'success interfered':>22}{'success stopped':>18}"
+        header += f"{'failure caught':>20}{'failure stopped':>18}"
+    print(header + f"{'not executed':>14}", file=out)
+    for ladder in totals.ladders[1:]:
+        total = ladder.total()
+        line = f"{ladder_name(ladder.ladder):<{width}}"
+        line += f"{_cell(total.interfered, total.runs):>18}"
+        line += f"{_cell(total.reached['stop'], total.runs):>16}"
+        if labelled:
+            success, failure = ladder.groups[SUCCESS], ladder.groups[FAILURE]
+            line += f"{_cell(success.interfered, success.runs):>22}"
+            line += f"{_cell(success.reached['stop'], success.runs):>18}"
+            line += f"{_cell(failure.interfered, failure.runs):>20}"
+            line += f"{_cell(failure.reached['stop'], failure.runs):>18}"
+        line += f"{total.not_executed:>14}"
+        note = dead_note(ladder)
+        print(line + (f"  ({note})" if note else ""), file=out)
+    if not labelled:
+        print("(no outcome labels: --outcomes FILE splits these by success and failure)", file=out)

@@ -9,12 +9,16 @@ text or as the path of a JSON file. Loop keys are field lists (KEY-09) or
 from __future__ import annotations
 
 import argparse
-import json
+import glob
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from doomloop_kit.jsvalue import jsjson
 from doomloop_kit.reference import ResolvedConfig, resolve_doom_loop_option
+from doomloop_kit.vectorset import reading, writing
+
+from . import examples
 
 LoopKey = list[str] | bool
 """A field list, or ``False`` (the tool is exempt)."""
@@ -84,24 +88,36 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def parse_option(text: str) -> object:
-    """The option from JSON text, or from the JSON file it names."""
+_JSON_STARTS = ("{", "[", '"')
+
+
+def option_file(text: str) -> Path | None:
+    """The file ``--option`` names, or None when it is JSON text."""
+    if text.lstrip().startswith(_JSON_STARTS):
+        return None
     path = Path(text)
+    return path if path.is_file() else None
+
+
+def parse_option(text: str) -> object:
+    """The option from JSON text, or from the JSON file it names, read as JS reads it."""
+    path = option_file(text)
     source = "--option"
-    if not text.lstrip().startswith(("{", "[", '"')) and path.is_file():
+    if path is not None:
         try:
-            text = path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as error:
-            raise OptionError(f"--option {path}: cannot read: {error}") from None
+            text = reading.read_text(path, regular=False)
+        except reading.InputError as error:
+            raise OptionError(f"--option {error}") from None
         source = f"--option {path}"
     try:
-        return json.loads(text, parse_constant=_no_constant)
+        return jsjson.loads(text)
     except ValueError as error:
-        raise OptionError(f"{source}: not JSON (and not a file): {error}") from None
-
-
-def _no_constant(name: str) -> object:
-    raise ValueError(f"{name} is not JSON")
+        hint = (
+            ""
+            if path is not None or text.lstrip().startswith(_JSON_STARTS)
+            else " (and not a file)"
+        )
+        raise OptionError(f"{source}: {jsjson.problem(error)}{hint}") from None
 
 
 def options_from_args(args: argparse.Namespace) -> ReplayOptions:
@@ -114,3 +130,17 @@ def options_from_args(args: argparse.Namespace) -> ReplayOptions:
     for tool in args.exempt:
         loop_keys[tool] = False
     return ReplayOptions(parse_option(args.option), loop_keys, args.engine)
+
+
+def replay_inputs(args: argparse.Namespace) -> list[writing.Input]:
+    """What a replay reads, which no output may be or lie inside (:class:`~.writing.Input`):
+    the logs and folders named (a glob's files are added once it is listed), the
+    ``--outcomes`` file and an ``--option`` file."""
+    named = [examples.resolve(path) for path in args.log]
+    found = [writing.Input(path) for path in named if not glob.has_magic(str(path))]
+    if getattr(args, "outcomes", None) is not None:
+        found.append(writing.Input(args.outcomes))
+    option = option_file(args.option)
+    if option is not None:
+        found.append(writing.Input(option))
+    return found

@@ -9,17 +9,22 @@ A run's id is its file name without the log suffixes
 (``astropy__astropy-14369.traj.json`` -> ``astropy__astropy-14369``), or
 the id a many-run file gives it (tau-bench: ``<task_id>.<trial>``); a run a
 file labels itself (tau-bench's ``reward``) keeps that label unless the
-outcomes file names it. A label naming no run of the corpus is reported
-with its file and line; a label that cannot be read is an error.
+outcomes file names it. A sub-agent's run takes its session's label (the
+label of its session id) unless the file labels it by its own id. A label
+naming no run of the corpus is reported with its file and line, and a file
+none of whose labels name a run says so; a label that cannot be read is an
+error.
 """
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final
+
+from doomloop_kit.jsvalue import jsjson
+from doomloop_kit.vectorset import reading
 
 from .options import OptionError
 
@@ -53,12 +58,19 @@ class Outcomes:
     lines: dict[str, int] = field(default_factory=dict)
     used: set[str] = field(default_factory=set)
 
-    def group(self, run_id: str, own: object) -> str:
-        """The run's outcome group: the file's label, else the run's own, else unlabelled."""
-        if run_id in self.labels:
-            self.used.add(run_id)
-            return self.labels[run_id]
+    def group(self, run_id: str, own: object, parent: str | None = None) -> str:
+        """The run's outcome group: the file's label for the run (or for its parent
+        session), else the run's own, else unlabelled."""
+        for key in (run_id, parent):
+            if key is not None and key in self.labels:
+                self.used.add(key)
+                return self.labels[key]
         return group_of(own) or UNLABELLED
+
+    @property
+    def matched(self) -> int:
+        """How many labels named a run of the corpus."""
+        return len(self.used)
 
     def unknown(self) -> list[tuple[int, str]]:
         """(line, id) of every label that named no run of the corpus, in file order."""
@@ -68,19 +80,19 @@ class Outcomes:
 def load(path: Path) -> Outcomes:
     """Read a label file; :class:`OptionError` naming the file and line when it cannot be."""
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as error:
-        raise OptionError(f"--outcomes {path}: cannot read: {error}") from None
+        text = reading.read_text(path, regular=False)
+    except reading.InputError as error:
+        raise OptionError(f"--outcomes {error}") from None
     outcomes = Outcomes(str(path))
     try:
-        whole = json.loads(text)
+        whole = jsjson.loads(text)
     except ValueError:
         whole = None
     if isinstance(whole, dict):
         for number, line in enumerate(_lines(text), 1):
             found = _KEY.match(line)
             if found:
-                outcomes.lines.setdefault(json.loads(found.group(1)), number)
+                outcomes.lines.setdefault(str(jsjson.loads(found.group(1))), number)
         for run_id, label in whole.items():
             _add(outcomes, run_id, label, outcomes.lines.get(run_id, 1))
         return outcomes
@@ -88,9 +100,9 @@ def load(path: Path) -> Outcomes:
         if not line.strip():
             continue
         try:
-            record = json.loads(line)
+            record = jsjson.loads(line)
         except ValueError as error:
-            raise OptionError(f"{path}:{number}: not JSON: {error}") from None
+            raise OptionError(f"--outcomes {path}:{number}: {jsjson.problem(error)}") from None
         if not isinstance(record, dict) or not isinstance(record.get("id"), str):
             raise OptionError(f"{path}:{number}: a label line needs a string `id`")
         outcomes.lines[record["id"]] = number

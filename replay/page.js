@@ -1,124 +1,55 @@
-// Draws the replay plot from the data lines above; no network, no library.
+// Draws the replay plot from the data lines above (DoomloopPlot, inlined before this
+// script); a sub-agent's conversation gets a plot of its own. No network, no library.
 (function () {
   "use strict";
-  var NS = "http://www.w3.org/2000/svg";
   var setup = JSON.parse(document.getElementById("replay-setup").textContent);
   var summary = JSON.parse(document.getElementById("replay-summary").textContent);
   var points = document.getElementById("replay-data").textContent.split("\n")
     .filter(function (line) { return line.trim() !== ""; })
     .map(function (line) { return JSON.parse(line); });
 
-  var PALETTE = ["#00897b", "#8e24aa", "#3949ab", "#c0ca33", "#6d4c41", "#d81b60",
-                 "#00acc1", "#7cb342", "#5e35b1", "#f4511e"];
-  var W = 1000, H = 420, L = 48, R = 110, T = 16, B = 40;
-
-  function el(name, attrs, parent, text) {
-    var node = document.createElementNS(NS, name);
-    Object.keys(attrs).forEach(function (k) { node.setAttribute(k, attrs[k]); });
-    if (text !== undefined) { node.textContent = text; }
-    if (parent) { parent.appendChild(node); }
-    return node;
-  }
-
-  // series: tool -> list of runs of consecutive points [[x, y], ...]
-  var series = {}, order = [], maxX = 1, maxY = 1, lastX = {};
+  // the log's own conversation first, then each sub-agent's, in order of appearance
+  var threads = [""], byThread = {"": []};
   points.forEach(function (p) {
-    maxX = Math.max(maxX, Math.ceil(p.x));
-    Object.keys(p.streaks || {}).forEach(function (tool) {
-      var y = p.streaks[tool];
-      maxY = Math.max(maxY, y);
-      if (!series[tool]) { series[tool] = []; order.push(tool); }
-      var runs = series[tool];
-      var step = tool === "text" ? 1.01 : 1;
-      if (!runs.length || p.x - lastX[tool] > step) { runs.push([]); }
-      runs[runs.length - 1].push([p.x, y]);
-      lastX[tool] = p.x;
-    });
-  });
-  var rungs = Object.keys(setup.ladder).filter(function (r) { return setup.ladder[r] !== false; });
-  rungs.forEach(function (r) { maxY = Math.max(maxY, setup.ladder[r]); });
-  maxY += 1;
-
-  function sx(x) { return L + (x / maxX) * (W - L - R); }
-  function sy(y) { return H - B - (y / maxY) * (H - T - B); }
-
-  var svg = el("svg", {viewBox: "0 0 " + W + " " + H, "data-rounds": summary.rounds});
-  // grid and axes
-  var yStep = Math.max(1, Math.ceil(maxY / 10));
-  for (var y = 0; y <= maxY; y += yStep) {
-    el("line", {x1: L, x2: W - R, y1: sy(y), y2: sy(y), "class": "grid"}, svg);
-    el("text", {x: L - 6, y: sy(y) + 4, "text-anchor": "end"}, svg, String(y));
-  }
-  var xStep = Math.max(1, Math.ceil(maxX / 20));
-  for (var x = 0; x <= maxX; x += xStep) {
-    el("text", {x: sx(x), y: H - B + 16, "text-anchor": "middle"}, svg, String(x));
-  }
-  el("line", {x1: L, x2: W - R, y1: sy(0), y2: sy(0), "class": "axis"}, svg);
-  el("line", {x1: L, x2: L, y1: sy(0), y2: T, "class": "axis"}, svg);
-  el("text", {x: (L + W - R) / 2, y: H - 6, "text-anchor": "middle"}, svg, "round");
-  el("text", {x: 12, y: T + (H - T - B) / 2, transform: "rotate(-90 12 " + (T + (H - T - B) / 2) + ")",
-              "text-anchor": "middle"}, svg, "streak");
-
-  // the ladder's thresholds
-  rungs.forEach(function (rung) {
-    var value = setup.ladder[rung], colour = setup.colours[rung];
-    el("line", {x1: L, x2: W - R, y1: sy(value), y2: sy(value), stroke: colour,
-                "class": "threshold", "data-rung": rung}, svg);
-    el("text", {x: W - R + 4, y: sy(value) + 4, fill: colour}, svg, rung + " " + value);
+    var name = p.thread || "";
+    if (!byThread[name]) { byThread[name] = []; threads.push(name); }
+    byThread[name].push(p);
   });
 
-  // resumes
-  points.filter(function (p) { return p.t === "resume"; }).forEach(function (p) {
-    el("line", {x1: sx(p.x), x2: sx(p.x), y1: sy(0), y2: T, "class": "resume"}, svg);
-    el("text", {x: sx(p.x) + 3, y: T + 10}, svg, "run " + p.run);
-  });
-
-  // one line per tool
-  var legend = document.getElementById("legend");
-  order.forEach(function (tool, index) {
-    var colour = tool === "text" ? "#757575" : PALETTE[index % PALETTE.length];
-    series[tool].forEach(function (run) {
-      var coords = run.map(function (pt) { return sx(pt[0]) + "," + sy(pt[1]); }).join(" ");
-      var attrs = {points: coords, stroke: colour, "class": "series", "data-tool": tool};
-      if (tool === "text") { attrs["stroke-dasharray"] = "4 3"; }
-      if (run.length === 1) {
-        el("circle", {cx: sx(run[0][0]), cy: sy(run[0][1]), r: 2.5, fill: colour,
-                      "class": "series-dot", "data-tool": tool}, svg);
-      }
-      el("polyline", attrs, svg);
-    });
-    var item = document.createElement("span");
-    var swatch = document.createElement("i");
-    swatch.style.background = colour;
-    item.appendChild(swatch);
-    item.appendChild(document.createTextNode(tool === "text" ? "text streak" : tool));
-    legend.appendChild(item);
-  });
-
-  // a mark per verdict, and the table
   var body = document.querySelector("#verdicts tbody");
-  points.forEach(function (p) {
-    (p.verdicts || []).forEach(function (v) {
-      var y = v.tool === "text" ? p.streaks.text : p.streaks[v.tool];
-      var mark = el("circle", {cx: sx(p.x), cy: sy(y), r: 5.5, fill: setup.colours[v.action],
-                               stroke: "#fff", "class": "verdict", "data-action": v.action,
-                               "data-tool": v.tool}, svg);
-      el("title", {}, mark, "line " + p.line + ": " + v.action + " (" + v.tool + ", streak "
-         + v.streak + ") " + v.message);
+  var anchor = document.getElementById("legend");
+  threads.forEach(function (name) {
+    var plot = document.getElementById("plot"), legend = anchor;
+    if (name) {
+      var heading = document.createElement("h2");
+      heading.textContent = "Sub-agent " + name + " (its own monitor; rounds from 1)";
+      plot = document.createElement("div");
+      plot.className = "plot sub-agent";
+      plot.setAttribute("data-thread", name);
+      legend = document.createElement("div");
+      legend.className = "legend";
+      anchor.parentNode.insertBefore(heading, document.getElementById("verdicts-title"));
+      anchor.parentNode.insertBefore(plot, document.getElementById("verdicts-title"));
+      anchor.parentNode.insertBefore(legend, document.getElementById("verdicts-title"));
+    }
+    var drawn = DoomloopPlot.draw(byThread[name], setup.ladder, setup.colours);
+    plot.appendChild(drawn.svg);
+    DoomloopPlot.legendInto(legend, drawn.legend);
+    drawn.verdicts.forEach(function (cells) {
       var row = body.insertRow();
-      var who = v.calls > 1 ? v.tool + " \u00d7" + v.calls : v.tool;
-      [p.t === "round" ? "R" + p.x : "after R" + Math.floor(p.x), "L" + p.line, who,
-       String(v.streak), v.action, v.message].forEach(function (text) {
-        row.insertCell().textContent = text;
-      });
+      if (name) { cells[0] = name + " " + cells[0]; }
+      cells.forEach(function (text) { row.insertCell().textContent = text; });
     });
   });
-  document.getElementById("plot").appendChild(svg);
 
   var fired = Object.keys(summary.firstFired).map(function (r) {
     return r + " at " + summary.firstFired[r];
   }).join(", ") || "none";
+  var extra = "";
+  if (summary.subAgents) { extra += " " + summary.subAgents + " sub-agents, each with its own monitor."; }
+  if (summary.notices) { extra += " " + summary.notices + " warnings."; }
+  if (summary.skipped) { extra += " " + summary.skipped + " records left out (problems)."; }
   document.getElementById("summary").textContent = setup.log + " (" + summary.format + " log): "
     + summary.rounds + " rounds, " + summary.calls + " calls, " + summary.blocked
-    + " not executed (block/stop); first fired: " + fired + ".";
+    + " not executed (block/stop); first fired: " + fired + "." + extra;
 }());

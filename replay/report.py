@@ -1,4 +1,5 @@
-"""The JSON-lines report: one object per round, text check, server check, resume, notice.
+"""The JSON-lines report: one object per round, text check, server check, resume, notice,
+record left out (``problem``), and switch to or from a sub-agent's conversation (``thread``).
 
 The first object (``"type": "replay"``) names the log and the resolved
 configuration, the last (``"type": "summary"``) gives the totals of
@@ -12,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from doomloop_kit.jsvalue import wire
+from doomloop_kit.jsvalue.utf16 import escape_lone_surrogates
 from doomloop_kit.reference import ResolvedConfig, Verdict
 from doomloop_kit.vectorset.writing import OutputStream
 
@@ -23,7 +25,9 @@ from .driver import (
     ResumeResult,
     RoundResult,
     ServerResult,
+    SkippedCheck,
     TextResult,
+    ThreadResult,
 )
 from .events import Notice
 from .results import StreakResult
@@ -113,8 +117,25 @@ def entry_json(entry: Entry) -> dict[str, Any]:
         return data
     if isinstance(entry, StreakResult):
         return streak_json(entry)
-    assert isinstance(entry, Notice)
-    return {"type": "notice", "line": entry.line, "message": entry.message}
+    if isinstance(entry, SkippedCheck):
+        return {
+            "type": "skipped",
+            "check": entry.check,
+            "line": entry.line,
+            "afterRound": entry.after_round,
+            "reason": entry.reason,
+        }
+    if isinstance(entry, ThreadResult):
+        return {
+            "type": "thread",
+            "line": entry.line,
+            "name": entry.name,
+            "session": entry.session,
+            "mirror": entry.mirror,
+            "first": entry.first,
+        }
+    kind = "notice" if isinstance(entry, Notice) else "problem"
+    return {"type": kind, "line": entry.line, "message": entry.message}
 
 
 def streak_json(streak: StreakResult) -> dict[str, Any]:
@@ -133,7 +154,8 @@ def streak_json(streak: StreakResult) -> dict[str, Any]:
 
 
 def dumps(data: object) -> str:
-    return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+    """A report line: UTF-8 JSON, a lone surrogate (which UTF-8 cannot hold) escaped."""
+    return escape_lone_surrogates(json.dumps(data, ensure_ascii=False, separators=(",", ":")))
 
 
 class JsonReport:

@@ -76,6 +76,8 @@ class ObservedMonitor(DoomLoopMonitor):
         self.attempts: list[Attempt] = []
         self.text_verdict: Verdict | None = None
         self.text_checked = False
+        self.text_failure: Exception | None = None
+        """Why the last text check failed (the engine skips it: ENG-111), until taken."""
 
     def declare_round(self, round: float, calls: Iterable[ToolCall]) -> list[str]:
         calls = list(calls)
@@ -125,9 +127,17 @@ class ObservedMonitor(DoomLoopMonitor):
         if self.steps is not None:
             self.steps.append({"op": "recordAssistantText", "text": text})
         before = self._text
-        self.text_verdict = super().record_assistant_text(text)
+        try:
+            self.text_verdict = super().record_assistant_text(text)
+        except Exception as error:  # the engine skips the check; the replay must say so
+            self.text_failure = error
+            raise
         self.text_checked = self._text is not before  # blank text changes nothing (MON-41)
         return self.text_verdict
+
+    def take_text_failure(self) -> Exception | None:
+        failure, self.text_failure = self.text_failure, None
+        return failure
 
     def consume_escalation(self) -> None:
         if self.steps is not None:

@@ -12,11 +12,13 @@ from __future__ import annotations
 
 import argparse
 import itertools
+import math
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import TextIO
 
 from doomloop_kit.reference import RUNGS
+from doomloop_kit.reference.messages import warning_data
 
 from .driver import replay
 from .options import OptionError, ReplayOptions
@@ -33,13 +35,14 @@ class SweepRow:
     effective: Mapping[str, object]
     """All five rungs as resolved."""
     summary: Summary
-    warnings: tuple[str, ...]
+    dead: tuple[tuple[str, str], ...]
 
 
-def parse_values(rung: str, text: str) -> list[int | bool]:
-    """A rung's values: thresholds of 1 or more (CFG-10; a smaller one would run the
-    rung's default, CFG-11, under a row labelled otherwise) or ``false``."""
-    values: list[int | bool] = []
+def parse_values(rung: str, text: str) -> list[range | int | bool]:
+    """A rung's values as written: ranges, thresholds of 1 or more (CFG-10; a smaller
+    one would run the rung's default, CFG-11, under a row labelled otherwise) or
+    ``false``. Ranges stay ranges: a grid is counted before it is built."""
+    values: list[range | int | bool] = []
     for part in text.split("|"):
         low, sep, high = part.partition("..")
         try:
@@ -49,14 +52,15 @@ def parse_values(rung: str, text: str) -> list[int | bool]:
                 start, end = int(low), int(high)
                 if end < start:
                     raise OptionError(f"--sweep {rung}={text}: empty range {part}")
-                values.extend(range(start, end + 1))
+                values.append(range(start, end + 1))
             else:
                 values.append(int(part))
         except ValueError:
             raise OptionError(
                 f"--sweep {rung}={text}: expected N, A..B, false, or values joined by |"
             ) from None
-    below = [value for value in values if value is not False and value < 1]
+    lowest = [v.start if isinstance(v, range) else v for v in values if v is not False]
+    below = [value for value in lowest if value < 1]
     if below:
         raise OptionError(
             f"--sweep {rung}={text}: a threshold is a whole number of 1 or more, or false "
@@ -66,28 +70,43 @@ def parse_values(rung: str, text: str) -> list[int | bool]:
 
 
 def parse_grid(text: str) -> dict[str, list[int | bool]]:
-    """``observe=2..4,block=3..6`` -> {"observe": [2, 3, 4], "block": [3, 4, 5, 6]}."""
-    grid: dict[str, list[int | bool]] = {}
+    """``observe=2..4,block=3..6`` -> {"observe": [2, 3, 4], "block": [3, 4, 5, 6]}; a grid
+    of more than :data:`MAX_LADDERS` ladders is refused before any list is built."""
+    written: dict[str, list[range | int | bool]] = {}
     for item in text.split(","):
         rung, sep, given = item.strip().partition("=")
         if not sep or rung not in RUNGS:
             raise OptionError(
                 f"--sweep {item!r}: expected RUNG=VALUES with RUNG one of {', '.join(RUNGS)}"
             )
-        if rung in grid:
+        if rung in written:
             raise OptionError(f"--sweep names {rung} twice")
-        grid[rung] = parse_values(rung, given)
-    size = 1
-    for values in grid.values():
-        size *= len(values)
+        written[rung] = parse_values(rung, given)
+    size = math.prod(
+        sum(len(v) if isinstance(v, range) else 1 for v in values) for values in written.values()
+    )
     if size > MAX_LADDERS:
         raise OptionError(f"--sweep: {size} ladders is more than {MAX_LADDERS}")
-    return grid
+    return {
+        rung: [v for part in values for v in (part if isinstance(part, range) else (part,))]
+        for rung, values in written.items()
+    }
 
 
 def ladders(grid: Mapping[str, list[int | bool]]) -> Iterator[dict[str, int | bool]]:
     for combination in itertools.product(*grid.values()):
         yield dict(zip(grid, combination, strict=True))
+
+
+def dead_rungs(options: ReplayOptions) -> list[tuple[str, str]]:
+    """(rung, the stronger rung that wins first) for each rung the ladder leaves dead
+    (LAD-03: the strongest crossed rung is applied; CFG-36 warns of it)."""
+    found = []
+    for message in options.warnings():
+        data = warning_data(message)
+        if data.get("code") == "dead-rung":
+            found.append((data["rung"], data["shadowedBy"]))
+    return found
 
 
 def sweep(
@@ -100,7 +119,8 @@ def sweep(
         summary = Summary()
         for entry in replay(reader_of(args.log, args.format), ladder_options):
             summary.add(entry)
-        yield SweepRow(ladder, config.ladder.to_json(), summary, tuple(ladder_options.warnings()))
+        dead = tuple(dead_rungs(ladder_options))
+        yield SweepRow(ladder, config.ladder.to_json(), summary, dead)
 
 
 def run_sweep(args: argparse.Namespace, options: ReplayOptions, out: TextIO) -> int:
@@ -122,6 +142,7 @@ def run_sweep(args: argparse.Namespace, options: ReplayOptions, out: TextIO) -> 
         file=out,
     )
     print("  ".join(h.rjust(w) for h, w in zip(header, widths, strict=True)), file=out)
+    status = 0
     for row in sweep(LogReader, args, options, args.sweep):
         firsts = dict(row.summary.firsts())
         cells = [str(row.ladder[name]).lower() for name in names]
@@ -130,6 +151,11 @@ def run_sweep(args: argparse.Namespace, options: ReplayOptions, out: TextIO) -> 
             cells.append(firsts[rung] or ("-" if enabled else "off"))
         cells.append(str(row.summary.blocked))
         line = "  ".join(c.rjust(w) for c, w in zip(cells, widths, strict=True))
-        dead = [w for w in row.warnings if "can never fire" in w]
-        print(line + ("  (dead rung)" if dead else ""), file=out)
-    return 0
+        dead = ", ".join(f"{rung} ({by} wins)" for rung, by in row.dead)
+        skipped = row.summary.skipped_checks  # a row the engine could not check whole
+        notes = (f"  (dead rung: {dead})" if dead else "") + (
+            f"  ({len(skipped)} check(s) skipped: incomplete)" if skipped else ""
+        )
+        print(line + notes, file=out)
+        status = 2 if skipped else status
+    return status

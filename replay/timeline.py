@@ -4,7 +4,10 @@ A round line: ``R<n>``, the log line, each call as ``tool:streak`` (``!``
 not executed: block or stop; ``=`` in-round duplicate sharing the first
 call's decision; ``~`` malformed arguments; ``tool:-`` exempt; ``tool:?``
 skipped), the action the engine takes, and the strongest verdict's message
-shortened. Consecutive equal calls are written once with ``xk``.
+shortened. Consecutive equal calls are written once with ``xk``. A line
+marks where the replay moves to a sub-agent's conversation, or back; warnings
+and records left out are printed where they occur, and counted in the footer
+(which ``--quiet`` keeps).
 """
 
 from __future__ import annotations
@@ -22,9 +25,11 @@ from .driver import (
     ResumeResult,
     RoundResult,
     ServerResult,
+    SkippedCheck,
     TextResult,
+    ThreadResult,
 )
-from .events import Notice
+from .events import Notice, Skipped
 from .results import StreakResult
 from .summary import STREAK_KINDS, Summary, position
 
@@ -74,6 +79,10 @@ class Timeline:
         self.engine = engine
         self.summary = Summary()
         self.stopped = False
+        self.thread: str | None = None
+        self.switch: ThreadResult | None = None
+        self.intros: dict[str | None, ThreadResult] = {}
+        """Sub-agents not introduced yet: their first appearance."""
 
     def header(self, log: str, ladder: Ladder) -> None:
         print(f"replay of {log}; ladder: {ladder_text(ladder)}", file=self.out)
@@ -93,8 +102,18 @@ class Timeline:
         self.summary.add(entry)
         if self.quiet:
             return
+        if isinstance(entry, ThreadResult):
+            self._thread(entry)
+            return
+        if self.switch is not None:  # said once something of that conversation is printed
+            print(self._switch_line(self.switch), file=self.out)
+            self.switch = None
         if isinstance(entry, Notice):
             print(f"warning: line {entry.line}: {entry.message}", file=self.out)
+        elif isinstance(entry, SkippedCheck):
+            print(f"skipped: line {entry.line}: {entry.describe()}", file=self.out)
+        elif isinstance(entry, Skipped):
+            print(f"problem: line {entry.line}: {entry.message}", file=self.out)
         elif isinstance(entry, ConversationResult):
             self.stopped = False
             outcome = "" if entry.outcome is None else f", outcome {entry.outcome}"
@@ -151,6 +170,29 @@ class Timeline:
             )
             self._halt(entry.action)
 
+    def _thread(self, entry: ThreadResult) -> None:
+        """A move to another conversation: said once something of it is printed."""
+        if entry.first:
+            self.intros[entry.name] = entry
+        if entry.name != self.thread:
+            self.thread = entry.name
+            self.switch = entry
+
+    def _switch_line(self, entry: ThreadResult) -> str:
+        """``== ... ==`` introducing a sub-agent the first time, ``-- back to ... --`` after."""
+        at = f"line {entry.line}: " if entry.line else "end: "
+        if entry.name is None:
+            return f"-- {at}back to the session --"
+        intro = self.intros.pop(entry.name, None)
+        if intro is None:
+            return f"-- {at}back to sub-agent {entry.name} --"
+        source = ", from its progress lines (calls, no text)" if intro.mirror else ""
+        session = f" of session {intro.session}" if intro.session else ""
+        return (
+            f"== line {intro.line}: sub-agent {entry.name}{session}{source}: its own monitor, "
+            "rounds from 1 =="
+        )
+
     def _engine(self, entry: EngineResult) -> None:
         if entry.kind == "halt":
             sealed = f", {entry.count} calls sealed" if entry.count else ""
@@ -189,3 +231,21 @@ class Timeline:
         if s.streaks:
             kinds = ", ".join(f"{s.streaks[k]} {k}" for k in STREAK_KINDS if k in s.streaks)
             print(f"streaks by their results: {kinds}", file=self.out)
+        if s.skipped_checks:
+            count = len(s.skipped_checks)
+            print(
+                f"incomplete: {count} {'check' if count == 1 else 'checks'} skipped (the "
+                f"engine could not run {'it' if count == 1 else 'them'}); what fired may "
+                "be missing",
+                file=self.out,
+            )
+        if s.sub_agents:
+            print(
+                f"sub-agents: {s.sub_agents}, each replayed with its own monitor "
+                "(the counts above include them)",
+                file=self.out,
+            )
+        if s.notices:
+            print(f"warnings: {s.notices} (the notices of the log)", file=self.out)
+        if s.skipped:
+            print(f"problems: {s.skipped} records left out (not read as calls)", file=self.out)

@@ -146,9 +146,13 @@ class Browser:
         )
         self.session = attached["sessionId"]
         self.call("Page.enable")
+        self.viewport(1280, 900)
+
+    def viewport(self, width: int, height: int, mobile: bool = False) -> None:
+        """The window's size (a phone's: ``mobile``, which also sets the meta viewport)."""
         self.call(
             "Emulation.setDeviceMetricsOverride",
-            {"width": 1280, "height": 900, "deviceScaleFactor": 1, "mobile": False},
+            {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": mobile},
         )
 
     def goto(self, url: str) -> None:
@@ -254,7 +258,7 @@ def test_home_page(browser: Browser, base_url: str) -> None:
 
 
 def test_spec_section_by_statement_anchor(browser: Browser, base_url: str) -> None:
-    url = base_url + "/spec/09-monitor/#MON-07"
+    url = base_url + "/spec/09-monitor.html#MON-07"
     browser.goto(url)
     assert headings(browser)[0].startswith("9. Monitor")
     # The statement is the permalink to itself, and the browser scrolled to it.
@@ -271,7 +275,10 @@ def test_spec_section_by_statement_anchor(browser: Browser, base_url: str) -> No
 def test_dump_dom_renders_the_home_page_and_a_spec_section(base_url: str, tmp_path: Path) -> None:
     """The plain command-line way: ``chromium --headless --dump-dom URL``."""
     chromium = ensure_chromium()
-    for path, heading in (("/", "Doom-loop conformance kit"), ("/spec/09-monitor/", "9. Monitor")):
+    for path, heading in (
+        ("/", "Doom-loop conformance kit"),
+        ("/spec/09-monitor.html", "9. Monitor"),
+    ):
         done = subprocess.run(
             [
                 chromium,
@@ -293,7 +300,7 @@ def test_dump_dom_renders_the_home_page_and_a_spec_section(base_url: str, tmp_pa
 
 
 def test_spec_section_heading_anchor(browser: Browser, base_url: str) -> None:
-    browser.goto(base_url + "/spec/09-monitor/#mon-declare")
+    browser.goto(base_url + "/spec/09-monitor.html#mon-declare")
     text = browser.evaluate("document.getElementById('mon-declare').innerText")
     assert "declareRound" in text
 
@@ -303,7 +310,7 @@ def test_vector_catalog_pages(browser: Browser, base_url: str) -> None:
     curated = next(f for f in manifest["files"] if f["kind"] == "curated")
     data = json.loads((ROOT / "vectors" / curated["path"]).read_text(encoding="utf-8"))
     first = data["vectors"][0]["id"]
-    browser.goto(f"{base_url}/vectors/curated/{curated['family']}/")
+    browser.goto(f"{base_url}/vectors/curated/{curated['family']}.html")
     names = headings(browser)
     assert names[0] == f"{curated['family']} (curated)"
     assert first in names
@@ -312,7 +319,7 @@ def test_vector_catalog_pages(browser: Browser, base_url: str) -> None:
     generated = next(f for f in manifest["files"] if f["kind"] == "generated")
     data = json.loads((ROOT / "vectors" / generated["path"]).read_text(encoding="utf-8"))
     target = data["vectors"][len(data["vectors"]) // 2]["id"]
-    browser.goto(f"{base_url}/vectors/generated/{generated['family']}/#{target}")
+    browser.goto(f"{base_url}/vectors/generated/{generated['family']}.html#{target}")
     assert headings(browser)[0] == f"{generated['family']} (generated)"
     # Following a link to a folded vector opens it and shows its steps.
     is_open = browser.wait(f"document.getElementById({json.dumps(target)}).open")
@@ -331,12 +338,12 @@ def test_vector_lookup_by_id(browser: Browser, base_url: str) -> None:
     data = json.loads((ROOT / "vectors" / generated["path"]).read_text(encoding="utf-8"))
     target = data["vectors"][1]["id"]
     # vectors/?id=<id> jumps to the vector's anchor on its family page, opened.
-    browser.call("Page.navigate", {"url": f"{base_url}/vectors/?id={target}"})
-    expected = f"{base_url}/vectors/generated/{generated['family']}/#{target}"
+    browser.call("Page.navigate", {"url": f"{base_url}/vectors/index.html?id={target}"})
+    expected = f"{base_url}/vectors/generated/{generated['family']}.html#{target}"
     browser.wait(f"location.href === {json.dumps(expected)} && document.readyState === 'complete'")
     assert browser.wait(f"document.getElementById({json.dumps(target)}).open")
     # A prefix shared by several ids lists them instead.
-    browser.goto(f"{base_url}/vectors/")
+    browser.goto(f"{base_url}/vectors/index.html")
     browser.evaluate(
         f"document.getElementById('dl-vector-id').value = {json.dumps(generated['family'] + '/')};"
         " document.getElementById('dl-vector-lookup').requestSubmit(); true"
@@ -354,7 +361,7 @@ def test_vector_lookup_by_id(browser: Browser, base_url: str) -> None:
 
 
 def test_matrix_page(browser: Browser, base_url: str) -> None:
-    browser.goto(base_url + "/matrix/")
+    browser.goto(base_url + "/matrix.html")
     names = headings(browser)
     assert names[0] == "Conformance matrix"
     assert "By family" in names and "By feature" in names
@@ -392,3 +399,77 @@ def test_search_finds_vector_id(browser: Browser, base_url: str) -> None:
     )
     assert any(str(h).endswith("#" + target) for h in links[:5]), links[:5]
     assert not any("undefined" in str(h) for h in links), links  # every result has a real page
+
+
+# -- issue 33: readable at 1,400 px and on a phone, tables that render, file:// ----------
+
+WINDOWS = {"wide": (1400, 900, False), "phone": (390, 844, True)}
+PAGES = (
+    "index.html",
+    "matrix.html",
+    "spec/protocol.html",
+    "guide/replay.html",
+    "guide/calibration.html",
+    "mutation.html",
+    "guide/write-a-harness.html",
+)
+
+
+@pytest.mark.parametrize("window", sorted(WINDOWS))
+def test_no_page_is_wider_than_the_window(browser: Browser, base_url: str, window: str) -> None:
+    """Nothing makes the page itself scroll sideways (a wide table or code block scrolls
+    in its own box), and no code block's text runs out of its box."""
+    width, height, mobile = WINDOWS[window]
+    browser.viewport(width, height, mobile)
+    try:
+        for page in PAGES:
+            browser.goto(f"{base_url}/{page}")
+            sizes = browser.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
+            assert sizes[0] <= sizes[1], (page, window, sizes)
+            spilled = browser.evaluate(
+                "Array.from(document.querySelectorAll('article pre')).filter(pre => "
+                "getComputedStyle(pre).overflowX === 'visible' && pre.scrollWidth > "
+                "pre.clientWidth + 1).length"
+            )
+            assert spilled == 0, (page, window)
+            browser.screenshot(f"{window}-{page.replace('/', '-')}.png")
+    finally:
+        browser.viewport(1280, 900)
+
+
+def test_code_spans_in_tables_show_no_backslash(browser: Browser, base_url: str) -> None:
+    """spec/protocol.md writes `"key" \\| "fallback"` in a table cell (GitHub needs the
+    backslash); the page shows the pipe alone."""
+    browser.goto(f"{base_url}/spec/protocol.html")
+    cells = browser.evaluate(
+        "Array.from(document.querySelectorAll('article td code')).map(c => c.innerText)"
+    )
+    assert any('"key" | "fallback"' in cell for cell in cells), cells[:20]
+    assert not any("\\|" in cell for cell in cells)
+
+
+def test_the_matrix_has_the_implementations_as_columns(browser: Browser, base_url: str) -> None:
+    browser.goto(f"{base_url}/matrix.html")
+    header = browser.evaluate(
+        "Array.from(document.querySelector('#by-family-curated ~ div table, "
+        "#by-family-curated ~ table').querySelectorAll('thead th')).map(th => th.innerText)"
+    )
+    assert header[0] == "Family" and len(header) == 3, header  # the two fixture reports
+    assert header[1].startswith("fixture-complete") and header[2].startswith("fixture-partial")
+
+
+def test_the_site_works_opened_from_a_folder(browser: Browser, site: Path) -> None:
+    """Opened from file://, a link to a folder shows a directory listing: every link
+    between pages names a file (use_directory_urls: false)."""
+    browser.goto((site / "index.html").as_uri())
+    hrefs = browser.evaluate(
+        "Array.from(document.querySelectorAll('a[href]')).map(a => a.href)"
+        ".filter(h => h.startsWith('file:'))"
+    )
+    assert len(hrefs) > 10
+    for href in hrefs:
+        target = Path(href.split("#")[0].split("?")[0].removeprefix("file://"))
+        assert target.is_file(), href
+    matrix = next(h for h in hrefs if h.endswith("/matrix.html"))
+    browser.goto(matrix)
+    assert headings(browser)[0] == "Conformance matrix"

@@ -154,10 +154,17 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
 
 
 def page_html(site: Path, url: str) -> str:
+    """The page of ``url`` (``spec/09-monitor/``): a file of its own (``spec/09-monitor.html``,
+    use_directory_urls is off so that the site works from file://) or a folder's index."""
     path = site / url.lstrip("/")
     if url.endswith("/") or not path.suffix:
-        path = path / "index.html"
+        folder = path / "index.html"
+        path = folder if folder.is_file() else path.with_name(path.name + ".html")
     return path.read_text(encoding="utf-8")
+
+
+def _cells(line: str) -> list[str]:
+    return [cell.strip() for cell in line.strip().strip("|").split(" | ")]
 
 
 def spec_statements() -> dict[str, list[str]]:
@@ -168,7 +175,8 @@ def spec_statements() -> dict[str, list[str]]:
 
 
 def spec_url(name: str) -> str:
-    return "spec/" if name == "README.md" else f"spec/{name[:-3]}/"
+    """The page of a spec file: a file of its own (use_directory_urls is off)."""
+    return "spec/index.html" if name == "README.md" else f"spec/{name[:-3]}.html"
 
 
 def plain_text(markup: str) -> str:
@@ -180,7 +188,7 @@ def plain_text(markup: str) -> str:
 
 def test_strict_build_is_complete(built: dict[str, Any]) -> None:
     site: Path = built["site"]
-    pages = list(site.rglob("index.html"))
+    pages = [page for page in site.rglob("*.html") if page.name != "404.html"]  # one file a page
     assert (site / "search" / "search_index.json").is_file()
     assert (site / "sitemap.xml").is_file()
     expected = len(spec_statements()) + len(_vector_files()) + 5
@@ -209,7 +217,7 @@ def test_index_of_statement_ids_links_every_id(built: dict[str, Any]) -> None:
     rendered = page_html(built["site"], "statement-ids/")
     for name, ids in spec_statements().items():
         for sid in ids:
-            assert f'href="../{spec_url(name)}#{sid}"' in rendered, sid
+            assert f'href="{spec_url(name)}#{sid}"' in rendered, sid
 
 
 def test_search_index_has_an_entry_per_statement_id(built: dict[str, Any]) -> None:
@@ -229,7 +237,7 @@ def test_schema_pages_list_every_field_and_definition(built: dict[str, Any]) -> 
     for path in paths:
         rel = path.relative_to(schema_dir).as_posix()
         data = json.loads(path.read_text(encoding="utf-8"))
-        url = schemas.page_uri_for(rel)[: -len(".md")] + "/"
+        url = schemas.page_uri_for(rel)[: -len(".md")] + ".html"
         rendered = page_html(built["site"], url)
         text = plain_text(rendered)
         for name in data.get("properties", {}):
@@ -242,8 +250,7 @@ def test_schema_pages_list_every_field_and_definition(built: dict[str, Any]) -> 
 
 def _resolve(page_url: str, href: str) -> tuple[str, str]:
     path, _, anchor = href.partition("#")
-    target = posixpath.normpath(posixpath.join(page_url, path)) + "/"
-    return target.lstrip("./") if target != "./" else "", anchor
+    return posixpath.normpath(posixpath.join(posixpath.dirname(page_url), path)), anchor
 
 
 def test_vector_catalog_anchors_every_vector_and_links_real_statements(
@@ -253,7 +260,7 @@ def test_vector_catalog_anchors_every_vector_and_links_real_statements(
     cache: dict[str, str] = {}
     checked = 0
     for entry, data in _vector_files():
-        url = f"vectors/{entry['kind']}/{entry['family']}/"
+        url = f"vectors/{entry['kind']}/{entry['family']}.html"
         rendered = page_html(site, url)
         for vector in data["vectors"]:
             assert f'id="{html.escape(vector["id"])}"' in rendered, vector["id"]
@@ -275,7 +282,7 @@ def test_generated_vectors_have_direct_search_entries(built: dict[str, Any]) -> 
     for entry, data in _vector_files():
         if entry["kind"] == "generated":
             for vector in data["vectors"]:
-                url = f"vectors/generated/{entry['family']}/#{vector['id']}"
+                url = f"vectors/generated/{entry['family']}.html#{vector['id']}"
                 assert url in locations
 
 
@@ -720,11 +727,11 @@ def test_matrix_engine_column_passes_fails_or_not_claimed(tmp_path: Path) -> Non
     )
     page = matrix.page(matrix.load_runs(tmp_path), catalog, "r", None)
     summary = page[page.index("## Implementations") : page.index("## By family")]
-    rows = {
-        line.split(" | ")[0].strip("| "): line.split(" | ")[6]
-        for line in summary.splitlines()
-        if line.startswith("| engine-") or line.startswith("| monitor-")
-    }
+    lines = [line for line in summary.splitlines() if line.startswith("| ")]
+    # the implementations are the columns (issue 33): the header names them, a row per fact
+    names = [cell.split(" (")[0] for cell in _cells(lines[0])[1:]]
+    engine_row = next(line for line in lines if line.startswith("| Engine level |"))
+    rows = dict(zip(names, _cells(engine_row)[1:], strict=True))
     assert rows["engine-passes"] == "passes (3/3)"
     assert rows["engine-fails"] == "**fails** (1 of 3 failing)"
     assert rows["monitor-only"] == "not claimed (no `engine` feature)"
@@ -737,14 +744,14 @@ def test_engine_level_is_a_navigation_group_with_its_landing_page(built: dict[st
     nav = landing[landing.index('class="md-nav md-nav--primary"') :]
     group = nav[nav.index("Engine level") :]
     pages = sorted(p.name[:-3] for p in (ROOT / "spec").glob("15-engine-*.md"))
-    assert len(pages) == 7
-    positions = [group.index(f"spec/{name}/") for name in pages]
+    assert len(pages) == 8
+    positions = [group.index(f"spec/{name}.html") for name in pages]
     assert positions == sorted(positions)
     # the group sits inside the specification, after §14 and before the other documents
     assert (
-        nav.index("spec/14-open-questions/")
+        nav.index("spec/14-open-questions.html")
         < nav.index("Engine level")
-        < nav.index("spec/features/")
+        < nav.index("spec/features.html")
     )
 
 
@@ -779,12 +786,12 @@ def test_engine_landing_page_renders_the_brief_example_from_the_reference(
     for file_entry, data in _vector_files():
         for vector in data["vectors"]:
             if vector.get("scenario", {}).get("id") == "I-08":
-                page = f"../vectors/{file_entry['kind']}/{file_entry['family']}/"
+                page = f"../vectors/{file_entry['kind']}/{file_entry['family']}.html"
                 assert f'href="{page}#{html.escape(vector["id"])}"' in rendered
     statements = spec.parse(ROOT / "spec").statements
     for sid in entry["spec"]:
         page = posixpath.basename(statements[sid].src_uri)[: -len(".md")]
-        assert f'href="../spec/{page}/#{sid}"' in rendered, sid
+        assert f'href="../spec/{page}.html#{sid}"' in rendered, sid
 
 
 def test_engine_vectors_in_a_strict_build(tmp_path: Path) -> None:
@@ -802,7 +809,7 @@ def test_engine_vectors_in_a_strict_build(tmp_path: Path) -> None:
     )
     site = tmp_path / "site"
     build_site(site, reports, vectors_dir)
-    url = "vectors/curated/engine-fixture/"
+    url = "vectors/curated/engine-fixture.html"
     rendered = page_html(site, url)
     for vector in (ENGINE_VECTOR, BAD_ENGINE_VECTOR):
         assert f'id="{vector["id"]}"' in rendered
@@ -813,7 +820,7 @@ def test_engine_vectors_in_a_strict_build(tmp_path: Path) -> None:
     assert shown == {"ENG-38", "ENG-79", "ENG-23"}
     assert "passes (2/2)" in plain_text(page_html(site, "matrix/"))
     index = page_html(site, "vectors/")
-    assert 'Engine vectors (<a href="curated/engine-fixture/">engine-fixture</a>)' in index
+    assert 'Engine vectors (<a href="curated/engine-fixture.html">engine-fixture</a>)' in index
 
 
 def test_the_guides_runscenario_request_is_a_valid_request_and_scenario() -> None:

@@ -47,18 +47,6 @@ def _with(**members: Any) -> dict[str, Any]:
 
 
 TRIGGERS: dict[str, dict[str, Any]] = {
-    "message-content": _with(
-        runs=[{"input": "go", "model": [_reply({"type": "message", "content": "text"})]}]
-    ),
-    "R1": _with(
-        runs=[{"input": "go", "model": [_reply({"type": "message", "content": []}, _text("b"))]}]
-    ),
-    "R2": _with(runs=[{"input": "", "model": [_reply(_text("done"))]}]),
-    "R3": _with(tools=[{"name": "read", "fails": ""}]),
-    "R4": _with(
-        initialState={"status": "complete", "messages": [], "doomLoop": {"stopVerdict": 1}}
-    ),
-    "N1": _with(doomLoop=None),
     "N2": _with(initialState={"status": "complete", "messages": [], "unsentToolResults": []}),
     "N3": _with(
         initialState={
@@ -72,9 +60,6 @@ TRIGGERS: dict[str, dict[str, Any]] = {
     "N5": _with(hooks=[{"when": {"streak": True}, "returns": {"overrideAction": "stop"}}]),
     "N6": _with(
         runs=[{"input": "go", "model": [_reply({**CALL, "arguments": "1e400"}, _text("x"))]}]
-    ),
-    "N7": _with(
-        initialState={"status": "complete", "messages": [], "doomLoop": {"stopVerdict": {}}}
     ),
     "N8": _with(initialState={"status": "awaiting_hitl", "messages": []}),
     "H1": _with(
@@ -101,10 +86,10 @@ def test_each_neutraliser_removes_its_own_trigger_only(
     assert others == [], f"{known.key}'s trigger also triggers {others}"
 
 
-def test_the_empty_input_neutraliser_gives_an_input() -> None:
-    (r2,) = [k for k in KNOWN if k.key == "R2"]
-    rewritten = neutralised(TRIGGERS["R2"], r2)
-    assert rewritten is not None and rewritten["runs"][0]["input"] == "go"
+def test_a_boolean_filter_becomes_a_string_one() -> None:
+    (n5,) = [k for k in KNOWN if k.key == "N5"]
+    rewritten = neutralised(TRIGGERS["N5"], n5)
+    assert rewritten is not None and rewritten["hooks"][0]["when"] == {"streak": "true"}
 
 
 def _observe_when(*triggers: str) -> sdk_differences.Observe:
@@ -120,18 +105,18 @@ def _observe_when(*triggers: str) -> sdk_differences.Observe:
 
 def test_a_difference_explained_by_one_known_difference() -> None:
     found = Observation("run 0, /end/finalText", "different string")
-    classified = classify(TRIGGERS["R2"], found, _observe_when("R2"))
-    assert classified.key == "R2" and classified.known == ("R2",)
-    assert classified.scenario == TRIGGERS["R2"]
+    classified = classify(TRIGGERS["N5"], found, _observe_when("N5"))
+    assert classified.key == "N5" and classified.known == ("N5",)
+    assert classified.scenario == TRIGGERS["N5"]
 
 
 def test_a_difference_explained_by_the_neutralisers_it_needs() -> None:
-    both = copy.deepcopy(TRIGGERS["R2"])
-    both["doomLoop"] = None  # N1's trigger too
+    both = copy.deepcopy(TRIGGERS["N5"])
+    both["initialState"] = TRIGGERS["N4"]["initialState"]  # N4's trigger too
     found = Observation("run 0, /end/finalText", "different string")
-    assert classify(both, found, _observe_when("R2", "N1")).key == "R2+N1"  # table order
+    assert classify(both, found, _observe_when("N5", "N4")).key == "N4+N5"  # table order
     # only one of the two triggers matters: the other neutraliser is left out
-    assert classify(both, found, _observe_when("N1")).key == "N1"
+    assert classify(both, found, _observe_when("N4")).key == "N4"
 
 
 def test_a_difference_no_neutraliser_removes_is_new() -> None:
@@ -143,8 +128,8 @@ def test_a_difference_no_neutraliser_removes_is_new() -> None:
     assert plain.key == "new: dispatch, /request/input/*/content: different string"
     assert plain.known == () and plain.scenario == _plain()
     # with a trigger: the class is named on, and shows, the neutralised scenario
-    tagged = classify(TRIGGERS["R2"], found, always)
-    assert tagged.key == plain.key and tagged.scenario["runs"][0]["input"] == "go"
+    tagged = classify(TRIGGERS["N5"], found, always)
+    assert tagged.key == plain.key and tagged.scenario["hooks"][0]["when"] == {"streak": "true"}
 
 
 def test_a_signature_drops_indices_numbers_and_quoted_values() -> None:
@@ -251,5 +236,4 @@ def test_the_reference_harness_shows_no_difference() -> None:
         support.REFERENCE, campaign.chunks(["engine-edge-state"], [5], 20), shrink=False
     )
     assert report["scenarios"] == 20 and report["compared"] > 0
-    # the reference harness fails like the reference on N1's null option: the only class
-    assert {c["key"] for c in report["classes"]} <= {"N1"}
+    assert report["classes"] == []

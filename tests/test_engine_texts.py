@@ -33,10 +33,18 @@ def test_malformed_arguments_inserts_the_raw_text_as_is() -> None:
     )
 
 
-def test_halt_seal_with_and_without_a_message() -> None:
-    """ENG-106."""
-    assert texts.halt_seal("M.") == "Run halted by doom-loop detection: M."
-    assert texts.halt_seal(None) == "Run halted by doom-loop detection."
+def test_halt_seal_writes_the_verdict_message_as_js_string_does() -> None:
+    """ENG-106: the prefix and JS String(verdict.message), as the SDK showed (issue 30 R4)."""
+    prefix = "Run halted by doom-loop detection: "
+    assert texts.halt_seal({"message": "M."}) == prefix + "M."
+    assert texts.halt_seal({"message": ""}) == prefix
+    assert texts.halt_seal({"message": None}) == prefix + "null"
+    assert texts.halt_seal({"message": 5}) == prefix + "5"
+    assert texts.halt_seal({"message": {"a": 1}}) == prefix + "[object Object]"
+    assert texts.halt_seal({"message": ["a", None, ["b", "c"]]}) == prefix + "a,,b,c"
+    no_message: tuple[object, ...] = ({}, "stuck", 5, True, [])
+    for verdict in no_message:  # no message member to read
+        assert texts.halt_seal(verdict) == prefix + "undefined"
 
 
 def test_block_fallback() -> None:

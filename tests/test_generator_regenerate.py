@@ -61,7 +61,11 @@ def test_check_names_changed_added_and_removed(
     (root / "curated" / "engine-scenarios.json").write_bytes(b"{}\n")
     (root / "curated" / "engine-bad-input.json").unlink()
     (root / "generated" / "repeat.json").unlink()
-    (root / "generated" / "stale.json").write_text("{}\n")
+    (root / "generated" / "stale.json").write_text("{}\n")  # listed: the set's, removed
+    manifest = json.loads((root / "manifest.json").read_text())
+    manifest["files"].append({**manifest["files"][-1], "path": "generated/stale.json"})
+    (root / "manifest.json").write_text(json.dumps(manifest))
+    (root / "generated" / "port-own.json").write_text("{}\n")  # not listed: kept (issue 34)
     capsys.readouterr()
     assert regenerate.run(_args(root, check=True, counts=SMALL)) == 1
     out = capsys.readouterr().out
@@ -70,8 +74,10 @@ def test_check_names_changed_added_and_removed(
     assert f"would add: {root / 'curated' / 'engine-bad-input.json'}" in out
     assert "would add" in out and "repeat.json" in out
     assert "would remove" in out and "stale.json" in out
+    assert "port-own.json" not in out
     assert regenerate.run(_args(root, counts=SMALL)) == 0
     assert not (root / "generated" / "stale.json").exists()
+    assert (root / "generated" / "port-own.json").read_text() == "{}\n"
     assert regenerate.run(_args(root, check=True, counts=SMALL)) == 0
 
 

@@ -26,6 +26,45 @@ def _request(ident: int, op: str, rest: str) -> bytes:
 BAD = (None, "bad-request")
 """The answer to a line that is not JSON: ``id`` null, ``bad-request``."""
 
+
+def _nested(levels: int, inner: str = "1", *, objects: bool = False) -> str:
+    return (
+        ('{"a":' * levels + inner + "}" * levels)
+        if objects
+        else "[" * levels + inner + "]" * levels
+    )
+
+
+DEEP: list[tuple[bytes, Any]] = [
+    # the request object is level 1: a value 9,999 levels deep is the deepest line
+    (_request(30, "canonicalize", f'"value":{_nested(9_999)}'), (30, "canonicalization")),
+    (
+        _request(31, "canonicalize", f'"value":{_nested(9_999, objects=True)}'),
+        (31, "canonicalization"),
+    ),
+    (_request(32, "canonicalize", f'"value":{_nested(10_000)}'), BAD),
+    (_request(33, "canonicalize", f'"value":{_nested(100_000)}'), BAD),
+    (
+        _request(34, "fingerprintKeyMaterial", f'"keyMaterial":{_nested(5_000)}'),
+        (34, "canonicalization"),
+    ),
+    # an echo: within the bound it is answered; deeper than a line may be, `internal`
+    (
+        _request(35, "resolveLoopKey", f'"args":{_nested(5_000, objects=True)}'),
+        (35, "result", '{"a":{"a":{"a":"#1"}}}'),
+    ),
+    (_request(36, "resolveLoopKey", f'"args":{_nested(9_999, objects=True)}'), (36, "internal")),
+    (
+        _request(37, "resolveLoopKey", '"args":{"a":{"$js":"nest","depth":100000,"value":1}}'),
+        (37, "internal"),
+    ),
+    (
+        _request(38, "resolveLoopKey", '"args":{"a":{"$js":"nest","depth":9000,"value":1}}'),
+        (38, "result", '[[["#1"]]]'),
+    ),
+]
+"""Lines at the nesting bound of PROT-45 and past it, and results past PROT-46's."""
+
 # (line, the answer PROT-44 names: None for no answer, (id, error code), or
 # (id, "result", text that must appear in the result, numbers as written)
 CORPUS: list[tuple[bytes, Any]] = [
@@ -86,6 +125,8 @@ CORPUS: list[tuple[bytes, Any]] = [
     (_request(24, "canonicalize", '"value":1} x'), BAD),
     (_request(25, "canonicalize", '"value":1e400'), (25, "canonicalization")),
     (_request(26, "canonicalize", '"value":1') + b"\x00", BAD),
+    # PROT-45, PROT-46: one answer at every depth, the line's nesting bounded at 10,000
+    *DEEP,
 ]
 
 
@@ -113,3 +154,30 @@ def test_the_harnesses_answer_every_hostile_line_alike(
             if mine != theirs
         ]
         assert not differing, f"python and {name} differ:\n" + "\n".join(differing)
+
+
+@pytest.mark.parametrize("name", list(SERVERS))
+def test_the_deep_lines_get_the_same_answers_on_a_fresh_start(name: str) -> None:
+    """PROT-45: a harness's stack on its first request (no JIT warm-up, no cache) makes
+    no difference; each deep line is the first request of a harness of its own."""
+    wrong = []
+    for row in DEEP:
+        wrong += departures([row], answers(SERVERS[name], [row]))
+    assert not wrong, f"{name}:\n" + "\n".join(wrong)
+
+
+LONGEST = 64 * 1024 * 1024
+"""PROT-45: the longest request line, its line feed aside."""
+
+
+def _padded(ident: int, size: int) -> bytes:
+    head = f'{{"id":{ident},"op":"no-such-op","pad":"'.encode()
+    return head + b"x" * (size - len(head) - 2) + b'"}'
+
+
+@pytest.mark.parametrize("name", list(SERVERS))
+def test_a_line_longer_than_64_mib_is_bad_request_and_one_that_long_is_read(name: str) -> None:
+    table = [(_padded(40, LONGEST), (40, "unknown-op")), (_padded(41, LONGEST + 1), BAD)]
+    assert len(table[0][0]) == LONGEST and len(table[1][0]) == LONGEST + 1
+    wrong = departures(table, answers(SERVERS[name], table))
+    assert not wrong, f"{name}:\n" + "\n".join(wrong)

@@ -8,6 +8,8 @@ import math
 
 import pytest
 from doomloop_kit.jsvalue import jsjson
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 
 def test_loads_reads_numbers_as_js_does_whatever_their_length() -> None:
@@ -98,3 +100,50 @@ def test_members_come_in_js_property_order() -> None:
         None,
         4294967294,
     ]
+
+
+# -- the bounds of PROT-45, and reading without recursion ---------------------------------------
+
+_JSON = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(), inner, max_size=4),
+    max_leaves=20,
+)
+
+
+@settings(max_examples=300, derandomize=True, database=None)
+@given(_JSON, st.sampled_from([None, 0, 1, 2]))
+def test_reading_without_recursion_gives_what_the_parser_gives(
+    value: object, indent: int | None
+) -> None:
+    """decode_flat (the fallback where CPython caps its C parser's recursion, 3.12+) reads
+    every text as json does: the same value, whitespace and all."""
+    text = json.dumps(value, indent=indent)
+    assert jsjson.decode_flat(text) == jsjson.DECODER.decode(text)
+    padded = f" {text}\n"
+    assert jsjson.raw_decode_flat(padded, 1) == (json.loads(text), 1 + len(text))
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["", "[", "[1,]", "[01]", '{"a" 1}', '{"a":1,}', "[1] x", "nul", "[NaN]", '["\x01"]', "-"],
+)
+def test_reading_without_recursion_refuses_what_json_refuses(text: str) -> None:
+    with pytest.raises(ValueError):
+        jsjson.DECODER.decode(text)
+    with pytest.raises(ValueError):
+        jsjson.decode_flat(text)
+
+
+def test_the_nesting_bound_is_ten_thousand_levels_strings_aside() -> None:
+    at, past = "[" * 10_000 + "]" * 10_000, "[" * 10_001 + "]" * 10_001
+    assert jsjson.decode_flat(at) == jsjson.loads(at)
+    with pytest.raises(jsjson.NestingError):
+        jsjson.loads(past)
+    assert jsjson.loads('["' + "[" * 20_000 + '"]') == ["[" * 20_000]  # brackets in a string
+    with pytest.raises(jsjson.NestingError):
+        jsjson.dumps(jsjson.decode_flat(past))  # PROT-46: never written deeper either

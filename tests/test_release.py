@@ -270,6 +270,7 @@ def test_a_release_of_a_clone_builds_every_artefact(repository: Path) -> None:
     assert names == sorted(
         [
             "SHA256SUMS",
+            "constraints.txt",
             f"doomloop-kit-harness-{VERSION}.tgz",
             f"doomloop_kit-{VERSION}-py3-none-any.whl",
             f"doomloop_kit-{VERSION}.tar.gz",
@@ -284,6 +285,10 @@ def test_a_release_of_a_clone_builds_every_artefact(repository: Path) -> None:
         assert "doomloop_kit/vectors/manifest.json" in wheel.namelist()
     with tarfile.open(dist / f"doomloop_kit-{VERSION}.tar.gz") as sdist:
         assert f"doomloop_kit-{VERSION}/constraints.txt" in sdist.getnames()
+    pinned = (repository / "constraints.txt").read_bytes()
+    assert (dist / "constraints.txt").read_bytes() == pinned  # beside the wheel: pip -c
+    with zipfile.ZipFile(dist / f"doomloop_kit-{VERSION}-py3-none-any.whl") as wheel:
+        assert wheel.read("doomloop_kit/pins/constraints.txt") == pinned
     with tarfile.open(dist / f"doomloop-kit-harness-{VERSION}.tgz") as npm:
         package = npm.extractfile("package/package.json")
         assert package is not None
@@ -301,7 +306,7 @@ def test_a_release_of_a_clone_builds_every_artefact(repository: Path) -> None:
         assert versions_file is not None
         versions = json.load(versions_file)
         assert versions == [{"version": spec_version, "title": spec_version, "aliases": ["latest"]}]
-        page = site.extractfile(f"{spec_version}/spec/09-monitor/index.html")
+        page = site.extractfile(f"{spec_version}/spec/09-monitor.html")
         assert page is not None and b'<a id="MON-07" class="dl-stmt"' in page.read()
 
     recorded = (repository / "releases" / f"{VERSION}.json").read_bytes()

@@ -462,19 +462,25 @@ def test_ctrl_c_on_a_fleet_replay_reaches_its_workers_without_a_traceback(tmp_pa
 
 # -- a regeneration killed at any step -------------------------------------------------------
 
+
+def _manifest(*paths: str) -> bytes:
+    """A manifest listing ``paths``: what a regeneration owns (issue 34)."""
+    return json.dumps({"files": [{"path": path} for path in paths]}).encode() + b"\n"
+
+
 OLD = {
-    "manifest.json": b'{"old": true}\n',
+    "manifest.json": _manifest("curated/a.json", "curated/gone.json", "generated/b.json"),
     "curated/a.json": b"old a\n",
     "curated/gone.json": b"old, not produced any more\n",
     "generated/b.json": b"old b\n",
 }
 NEW = {
-    "manifest.json": b'{"new": true}\n',
+    "manifest.json": _manifest("curated/a.json", "curated/added.json", "generated/b.json"),
     "curated/a.json": b"new a\n",
     "curated/added.json": b"new, added\n",
     "generated/b.json": b"new b\n",
 }
-STEPS = ("os.rename", "os.remove", "os.rmdir", "os.mkdir", "shutil.rmtree")
+STEPS = ("os.rename", "os.remove", "os.rmdir", "os.mkdir", "os.link", "shutil.rmtree")
 """Audit events of the file-system steps a kill lands before (one per step)."""
 
 _KILLABLE = """

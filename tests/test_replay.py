@@ -98,9 +98,14 @@ def test_a_long_document_is_read_across_chunks(tmp_path: Path) -> None:
         (
             '{"role": "user"}\n{"role": "assistant"}\n{"oops": 1}\n',
             3,
-            "in none of the formats the replay reads (tried: chat, anthropic",
+            "a chat log holds messages with a string `role`",
         ),
-        ('{"role": "user"}\n\n{"role": "assistant", "content": "a"\n', 3, "not JSON"),
+        ('{"oops": 1}\n', 1, "in none of the formats the replay reads (tried: chat, anthropic"),
+        (
+            '{"role": "user"}\n\n{"role": "assistant", "content": "a"\n{"role": "user"}\n',
+            3,
+            "not JSON",
+        ),
         ('[\n {"role": "assistant"},\n {"role": NaN}\n]', 3, "not JSON"),
         ('{"role": "assistant"}\n{"type": "function_call", "name": "x"}\n', 2, "cannot mix"),
         ('{"role": "assistant", "tool_calls": [{"function": {}}]}\n', 1, "function.name"),
@@ -416,9 +421,13 @@ def test_arguments_too_deep_to_read_are_left_unchecked(tmp_path: Path) -> None:
     )
     _, _, _, objects = replay(tmp_path, log)
     assert actions(objects) == [["skipped"]]
-    log.write_text('{"kind": "user"}\n' + deep + "\n")
+    log.write_text('{"kind": "user"}\n' + deep + "\n")  # read (as JS reads it), not a record
     status, _, stderr, _ = replay(tmp_path, log)
-    assert status == 2 and f"{log}:2: a value nested too deeply" in stderr
+    assert status == 2 and f"{log}:2: a doomloop log holds records with a string `kind`" in stderr
+    deeper = "[" * 10_001 + "]" * 10_001  # past the bound every input has (PROT-45)
+    log.write_text('{"kind": "user"}\n' + deeper + "\n")
+    status, _, stderr, _ = replay(tmp_path, log)
+    assert status == 2 and f"{log}:2: nested deeper than 10,000 levels" in stderr
 
 
 def test_non_function_tool_calls_are_left_out_with_a_warning(tmp_path: Path) -> None:

@@ -9,6 +9,7 @@ section 7), not from the page's code.
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 import sys
@@ -90,32 +91,164 @@ def test_the_page_of_a_resumed_run_marks_the_runs(browser: Browser, tmp_path: Pa
     assert tools == ["ci_log", "ci_status", "text"]
 
 
-def test_the_fleet_page_draws_its_charts_offline(browser: Browser, tmp_path: Path) -> None:
-    """The fleet page: inline SVG only; the bars carry the fixture corpus's shares."""
+def calibration_corpus(tmp_path: Path) -> tuple[Path, Path]:
+    """The fleet corpus with outcomes, a Claude Code session and its sub-agents' own files
+    (labelled a success: sub-agent a1's loop interferes), a record of an unknown type and
+    a session cut in its last line."""
+    from test_replay import write_lines
     from test_replay_fleet import corpus, outcomes
+    from test_replay_formats import chat
+    from test_replay_subagents import SESSION, own_files
 
-    folder, page = corpus(tmp_path), tmp_path / "fleet.html"
-    arguments = [str(folder), "--outcomes", str(outcomes(tmp_path)), "--html", str(page)]
-    assert main(["replay", *arguments, "--sweep", "block=3|4|false", "--progress", "none"]) == 2
+    folder = corpus(tmp_path)
+    (folder / "cut.json").unlink()
+    (folder / "binary.jsonl").unlink()
+    own_files(folder / "claude")
+    write_lines(folder / "odd.jsonl", [*chat(["x"]), {"role": "narrator", "content": "?"}])
+    live = write_lines(folder / "live.jsonl", chat(["a", "b"]))
+    live.write_text(live.read_text() + '{"role": "assi', encoding="utf-8")
+    labels = outcomes(tmp_path)
+    labels.write_text(json.dumps({**json.loads(labels.read_text()), SESSION: True}, indent=1))
+    return folder, labels
+
+
+def column(table: str, index: int) -> str:
+    """JS: the text of one column of a table's rows."""
+    rows = f"Array.from(document.querySelectorAll('#{table} tbody tr'))"
+    return f"{rows}.map(r => r.cells[{index}].textContent)"
+
+
+CHART_CHECKS = """
+Array.from(document.querySelectorAll('figure.chart svg')).map(svg => {
+  const box = svg.getBoundingClientRect();
+  const outside = Array.from(svg.querySelectorAll('text')).filter(t => {
+    const r = t.getBoundingClientRect();
+    return r.left < box.left - 0.5 || r.right > box.right + 0.5
+      || r.top < box.top - 0.5 || r.bottom > box.bottom + 0.5;
+  }).map(t => t.textContent);
+  const legend = {};
+  svg.querySelectorAll('rect.legend')
+    .forEach(r => { legend[r.dataset.series] = r.getAttribute('fill'); });
+  const mismatched = Array.from(svg.querySelectorAll('rect.bar'))
+    .filter(b => legend[b.dataset.series] !== b.getAttribute('fill')).length;
+  return {id: svg.parentNode.id, outside: outside, mismatched: mismatched,
+          ticks: svg.querySelectorAll('text.tick').length};
+})
+"""
+
+
+def test_the_fleet_page_answers_which_successful_runs_the_ladder_stops(
+    browser: Browser, tmp_path: Path
+) -> None:
+    """The calibration questions, answered on the page: which successful runs the ladder
+    would interfere with, where and why, with a drill-down, a sortable list of every run,
+    the ladder in force, the warnings and problems; and charts that read."""
+    from test_replay_subagents import SESSION
+
+    folder, labels = calibration_corpus(tmp_path)
+    page = tmp_path / "fleet.html"
+    arguments = [str(folder), "--outcomes", str(labels), "--html", str(page)]
+    assert main(["replay", *arguments, "--sweep", "block=3|6,stop=6", "--progress", "none"]) == 2
     text = page.read_text(encoding="utf-8")
-    assert "<script" not in text and not re.search(r"\s(src|href)\s*=", text)
+    assert not re.search(r"\s(src|href)\s*=\s*[\"'](?!#)", text)  # nothing to fetch
     browser.goto(page.as_uri())
-    browser.wait("document.querySelectorAll('figure.chart svg').length >= 3")
-    bar = browser.evaluate(
-        "(() => { const b = document.querySelector("
-        '\'rect.bar[data-category="block"][data-series="success"]\');'
-        " const r = b.getBoundingClientRect(); return [b.dataset.value, r.width, r.height]; })()"
+    browser.wait("document.querySelector('#run-table tbody tr') !== null")
+    # the successful runs interfered with, first on the page, each with where and why
+    order = browser.evaluate("Array.from(document.querySelectorAll('section')).map(s => s.id)")
+    assert order[:3] == ["setup", "interfered", "verdicts"]
+    interfered = browser.evaluate(
+        "Array.from(document.querySelectorAll('#interfered-table tbody tr')).map(r =>"
+        " [r.querySelector('a').dataset.run,"
+        " ...Array.from(r.cells).slice(1).map(c => c.textContent)])"
     )
-    assert bar[0] == "33.3" and bar[1] > 0 and bar[2] > 0  # 1 of the 3 successful runs
-    failure = browser.evaluate(
-        'document.querySelector(\'rect.bar[data-category="block"][data-series="failure"]\')'
-        ".dataset.value"
+    assert sorted(row[0] for row in interfered) == sorted(["repo__repo-1", f"{SESSION}/agent-a1"])
+    for row in interfered:
+        assert row[1:3] == ["success", "block"]
+        assert row[3].startswith("round 3 (line ")  # the third identical call
+        assert "identical" in row[7]  # the streak's results: a loop
+    # the ladder and options in force, the labels matched
+    ladder = browser.evaluate(column("ladder", 1))
+    assert ladder == ["streak 2", "off", "off", "streak 3", "streak 6"]
+    facts = browser.evaluate("document.querySelector('#setup dl').textContent")
+    assert "4 of 5 matched a run" in facts  # 'ghost' names no run
+    # every run, sortable: by calls, descending then ascending
+    header = (
+        "Array.from(document.querySelectorAll('#run-table th'))"
+        ".find(h => h.textContent.startsWith('calls'))"
     )
-    assert failure == "100"  # both failed runs are loops that reach block
+    calls = (
+        "Array.from(document.querySelectorAll('#run-table tbody tr'))"
+        ".map(r => Number(r.cells[4].textContent))"
+    )
+    browser.evaluate(header + ".click()")
+    descending = browser.evaluate(calls)
+    assert descending == sorted(descending, reverse=True) and len(descending) == 10
+    browser.evaluate(header + ".click()")
+    assert browser.evaluate(calls) == sorted(descending)
+    # a run's drill-down: where each rung fired, its timeline, its streaks, its session
+    browser.evaluate(f"document.querySelector('a[data-run=\"{SESSION}/agent-a1\"]').click()")
+    browser.wait(f"document.querySelector('#drill').dataset.run === '{SESSION}/agent-a1'")
+    fired = browser.evaluate(
+        "Array.from(document.querySelectorAll('#fired-table tbody tr'))"
+        ".map(r => [r.cells[0].textContent, r.cells[1].textContent, r.cells[3].textContent])"
+    )
+    assert fired == [["observe", "2", "Read"], ["block", "3", "Read"]]
+    plot = browser.evaluate(
+        "(() => { const svg = document.querySelector('#drill-plot svg');"
+        " return [Array.from(svg.querySelectorAll('line.threshold')).map(l => l.dataset.rung),"
+        " Array.from(svg.querySelectorAll('circle.verdict')).map(c => c.dataset.action),"
+        " svg.getBoundingClientRect().height]; })()"
+    )
+    assert plot[0] == ["observe", "block", "stop"] and plot[1] == ["observe", "block"]
+    assert plot[2] > 150
+    streaks = browser.evaluate(column("streak-table", 4))
+    assert streaks == ["identical"]
+    parent = browser.evaluate("document.querySelector('#drill dl a').dataset.run")
+    assert parent == SESSION
+    browser.screenshot("replay-fleet-drill.png")
+    # warnings and problems: the record left out, the run cut short
+    problems = browser.evaluate(column("problems", 0))
+    assert problems == [f"{folder / 'odd.jsonl'}:5"]
+    warned = browser.evaluate(column("warned-table", 0))
+    assert warned == ["live", "odd"]
+    # charts: labels inside their chart, one colour per series, ticks on the axes
+    for chart in browser.evaluate(CHART_CHECKS):
+        assert chart["outside"] == [] and chart["mismatched"] == 0, chart
+        assert chart["ticks"] >= 3, chart
     points = browser.evaluate(
-        "Array.from(document.querySelectorAll('circle.point')).map(p => p.dataset.label)"
+        "Array.from(document.querySelectorAll('circle.point'))"
+        ".map(p => [p.dataset.label, p.dataset.dead])"
     )
-    assert points == ["block=3", "block=4", "block=false"]
-    rows = browser.evaluate("document.querySelectorAll('#sweep tbody tr').length")
-    assert rows == 3
+    assert points == [["block=3 stop=6", "false"], ["block=6 stop=6", "true"]]
+    browser.evaluate("window.scrollTo(0, 0)")
     browser.screenshot("replay-fleet.png")
+
+
+def test_the_fleet_page_without_labels(browser: Browser, tmp_path: Path) -> None:
+    """No outcome labels: every run the ladder interferes with is listed, and the sweep
+    chart compares the ladders on all runs (bars, not a scatter with every point at 0)."""
+    from test_replay import write_lines
+    from test_replay_formats import chat
+
+    folder = tmp_path / "runs"
+    folder.mkdir()
+    for name, results in (("loop", ["same"] * 3), ("ok", ["x"])):
+        write_lines(folder / f"{name}.jsonl", chat(results))
+    page = tmp_path / "fleet.html"
+    arguments = [str(folder), "--html", str(page), "--sweep", "block=3|4", "--progress", "none"]
+    assert main(["replay", *arguments]) == 0
+    browser.goto(page.as_uri())
+    browser.wait("document.querySelector('#run-table tbody tr') !== null")
+    heading = browser.evaluate("document.querySelector('#interfered h2').textContent")
+    assert heading == "Runs this ladder would interfere with (no outcome labels)"
+    listed = browser.evaluate(
+        "Array.from(document.querySelectorAll('#interfered-table a')).map(a => a.dataset.run)"
+    )
+    assert listed == ["loop"]
+    bars = browser.evaluate(
+        "Array.from(document.querySelectorAll('#sweep-chart rect.bar'))"
+        ".map(b => [b.dataset.category, b.dataset.series, b.dataset.value])"
+    )
+    assert ["block=3", "runs interfered with", "50"] in bars
+    assert ["block=4", "runs interfered with", "0"] in bars
+    assert browser.evaluate("document.querySelectorAll('circle.point').length") == 0

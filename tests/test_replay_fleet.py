@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 from doomloop_kit.conformance.cli import build_parser
+from doomloop_kit.reference import RUNGS
 from doomloop_kit.replay.cli import run_with
 from test_replay import write_lines
 from test_replay_formats import chat, mini_swe_agent, tau_bench
@@ -182,3 +183,102 @@ def test_a_fifo_in_a_corpus_is_a_problem_never_opened(tmp_path: Path, jobs: str)
     found = objects(report)
     assert {o["id"] for o in found if o["type"] == "run"} >= {"loop", "healthy"}
     assert found[-1]["type"] == "summary"
+
+
+# -- never silent ------------------------------------------------------------------------
+
+
+def test_what_cannot_be_counted_as_calls_is_counted_and_shown(tmp_path: Path) -> None:
+    """A run without calls, a record of an unknown type, a cut last line, a label naming
+    no run: each counted, on the terminal (with --quiet too), in the JSON and on stderr."""
+    folder = tmp_path / "runs"
+    folder.mkdir()
+    write_lines(folder / "quiet.jsonl", [{"role": "user", "content": "hi"}, {"role": "assistant"}])
+    records = [*chat(["same"] * 3), {"role": "narrator", "content": "?"}]
+    write_lines(folder / "odd.jsonl", records)
+    cut = folder / "live.jsonl"
+    write_lines(cut, chat(["a", "b"]))
+    cut.write_text(cut.read_text() + '{"role": "assist', encoding="utf-8")
+    labels = tmp_path / "labels.json"
+    labels.write_text(json.dumps({"quiet": True, "odd": False, "gone": True}, indent=1))
+    report = tmp_path / "fleet.jsonl"
+    status, stdout, stderr = fleet(
+        str(folder), "--outcomes", str(labels), "--json", str(report), "--quiet"
+    )
+    assert status == 2  # a record was left out; the rest is reported
+    assert f"{folder / 'odd.jsonl'}:9: a chat message of unknown role 'narrator'" in stderr
+    assert f"{labels}:4: a label for run 'gone'" in stderr
+    assert "runs: 3 sessions or logs, 1 without calls" in stdout
+    assert "labels: 2 of 3 matched a run" in stdout and "1 name no run" in stdout
+    assert "warnings: 1 notices in 1 runs" in stdout  # the cut line
+    assert "problems: 0 files or runs could not be replayed, 1 records left out" in stdout
+    found = objects(report)
+    summary = found[-1]
+    assert (summary["skipped"], summary["notices"], summary["problems"]) == (1, 1, 0)
+    assert summary["all"]["runsWithoutCalls"] == 1
+    assert summary["labels"] == {"given": 3, "matched": 2}
+    runs = {o["id"]: o for o in found if o["type"] == "run"}
+    assert (runs["odd"]["skipped"], runs["odd"]["calls"]) == (1, 3)
+    assert runs["live"]["notices"] == 1 and runs["live"]["calls"] == 2  # the run stands
+    assert "cut short" in runs["live"]["noticeList"][0]["message"]
+    problem = next(o for o in found if o["type"] == "problem")
+    assert (problem["line"], problem["run"], problem["fatal"]) == (9, "odd", False)
+
+
+def test_an_outcomes_file_that_names_no_run_says_so(tmp_path: Path) -> None:
+    folder = corpus(tmp_path)
+    (folder / "cut.json").unlink()
+    (folder / "binary.jsonl").unlink()
+    labels = tmp_path / "labels.jsonl"
+    labels.write_text(
+        "".join(json.dumps({"id": f"other-{i}", "success": True}) + "\n" for i in range(30))
+    )
+    status, stdout, stderr = fleet(str(folder), "--outcomes", str(labels))
+    assert status == 2  # the labels could not be used
+    assert "labels: 0 of 30 matched a run" in stdout and "0 labels matched" in stderr
+    shown = [line for line in stderr.splitlines() if "which the corpus does not hold" in line]
+    assert len(shown) == 20 and "... and 10 more labels that name no run" in stderr
+
+
+def test_call_and_text_verdicts_are_counted_apart(tmp_path: Path) -> None:
+    folder = tmp_path / "runs"
+    folder.mkdir()
+    write_lines(folder / "calls.jsonl", chat(["same"] * 3))
+    texts = [
+        {
+            "kind": "response",
+            "text": "I will check the build again now.",
+            "calls": [{"name": "step", "arguments": {"n": n}}],
+        }
+        for n in range(6)
+    ]
+    write_lines(folder / "text.doomloop.jsonl", texts)
+    report = tmp_path / "fleet.jsonl"
+    status, stdout, _ = fleet(str(folder), "--json", str(report))
+    assert status == 0
+    everything = objects(report)[-1]["all"]
+    # the call loop reaches block by its calls; the repeated text, its calls all
+    # differing, reaches stop by the text streak (6 identical texts, MON-46; a text
+    # verdict never blocks: below stop the engine applies observe, ENG-94)
+    none = dict.fromkeys(RUNGS, 0)
+    assert everything["runsReachingBy"]["calls"] == {**none, "observe": 1, "block": 1}
+    assert everything["runsReachingBy"]["text"] == {**none, "observe": 1, "stop": 1}
+    assert everything["runsInterferedBy"] == {"calls": 1, "text": 1}
+    assert "  by a text verdict" in stdout and "  by a call verdict" in stdout
+
+
+def test_a_dead_rung_is_marked_and_the_sweep_reads_without_labels(tmp_path: Path) -> None:
+    folder = tmp_path / "runs"
+    folder.mkdir()
+    for name, results in (("loop", ["same"] * 3), ("poll", ["a", "b", "c"]), ("ok", ["x"])):
+        write_lines(folder / f"{name}.jsonl", chat(results))
+    report = tmp_path / "sweep.jsonl"
+    status, stdout, _ = fleet(str(folder), "--json", str(report), "--sweep", "block=3|6,stop=6")
+    assert status == 0
+    ladders = [o for o in objects(report) if o["type"] == "ladder"]
+    assert [o["deadRungs"] for o in ladders] == [[], [{"rung": "block", "shadowedBy": "stop"}]]
+    lines = stdout[stdout.index("sweep:") :].splitlines()
+    # no labels: the columns count all runs (the loop and the poll reach block at 3)
+    assert lines[2].split()[:4] == ["block=3", "stop=6", "2", "(66.7%)"]
+    assert lines[3].endswith("(dead rung: block (stop wins))")
+    assert "--outcomes FILE splits these" in stdout

@@ -101,7 +101,7 @@ def test_mutant_fails_its_killing_vector(name: str, tmp_path: Path) -> None:
     assert COMMITTED is not None
     file, vector = KILLERS[name]
     status, lines = support.run(
-        [str(COMMITTED / file), "-k", vector, "--port", support.mutant(name)],
+        [str(COMMITTED / file), "-k", support.exactly(vector), "--port", support.mutant(name)],
         tmp_path / "report.jsonl",
     )
     assert status == 1
@@ -114,7 +114,7 @@ def test_killing_vectors_pass_on_the_reference(tmp_path: Path) -> None:
     assert COMMITTED is not None
     killers = sorted(set(KILLERS.values()))
     files = sorted({str(COMMITTED / file) for file, _ in killers})
-    patterns = [arg for _, vector in killers for arg in ("-k", vector)]
+    patterns = [arg for _, vector in killers for arg in ("-k", support.exactly(vector))]
     status, lines = support.run(
         [*files, *patterns, "--port", support.REFERENCE], tmp_path / "report.jsonl"
     )
@@ -129,7 +129,7 @@ def test_a_broken_relation_is_named(name: str, tmp_path: Path) -> None:
     assert COMMITTED is not None
     file, vector = KILLERS[name]
     status, lines = support.run(
-        [str(COMMITTED / file), "-k", vector, "--port", support.mutant(name)],
+        [str(COMMITTED / file), "-k", support.exactly(vector), "--port", support.mutant(name)],
         tmp_path / "report.jsonl",
     )
     assert status == 1
@@ -159,7 +159,7 @@ def test_engine_mutant_is_reported_at_its_dispatch(tmp_path: Path) -> None:
         [
             str(COMMITTED / file),
             "-k",
-            vector,
+            support.exactly(vector),
             "--junit-xml",
             str(junit),
             "--port",

@@ -180,8 +180,9 @@ def test_size_and_coverage() -> None:
     monitor = [e for e in manifest["files"] if e not in engine]
     assert sum((ROOT / e["path"]).stat().st_size for e in monitor) < 10_000_000
     # the engine level has its own budget: transcripts carry whole requests and states
-    # (7 MB since vector set 5: the engine-sdk-loop family and each vector's order)
-    assert sum((ROOT / e["path"]).stat().st_size for e in engine) < 7_000_000
+    # (7 MB since vector set 5: the engine-sdk-loop family and each vector's order;
+    # 8 MB since vector set 6: the families checked against the SDK itself, issue 30)
+    assert sum((ROOT / e["path"]).stat().st_size for e in engine) < 8_000_000
     generated = [e for e in manifest["files"] if e["kind"] == "generated"]
     assert sum(e["vectors"] for e in generated) >= 2000
     assert all(e["vectors"] > 0 for e in manifest["files"])

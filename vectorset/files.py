@@ -23,15 +23,16 @@ import hashlib
 import json
 import math
 import re
+import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
-from doomloop_kit.jsvalue import utf16
+from doomloop_kit.jsvalue import jsjson, utf16
 from doomloop_kit.jsvalue.values import UNDEFINED, is_number, to_double
 
-from . import resources, writing
+from . import reading, resources, writing
 from .vocabulary import ENGINE_OP, FEATURES, MONITOR_OPS, RESUME_OP
 
 FORMAT_VERSION: Final = 1
@@ -253,7 +254,7 @@ def feature_vocabulary() -> frozenset[str]:
     return frozenset(features) | frozenset(FEATURES)
 
 
-RULES_REVISION: Final = b"rules 2: engine order"
+RULES_REVISION: Final = b"rules 3: engine order; JSON as JS reads it, bounded (PROT-45)"
 """Changes when :func:`validate_vector_file_data` checks more than the schema says, so
 that a file a cache remembers as valid under the old rules is checked again."""
 
@@ -293,31 +294,49 @@ class _DuplicateMember(ValueError):
 
 def _read_json(path: Path) -> Any:
     try:
-        raw = path.read_bytes()
-    except OSError as error:
-        raise VectorFormatError(path, "$", f"cannot read: {error.strerror or error}") from error
+        raw = reading.read_bytes(path, regular=True)
+    except reading.InputError as error:
+        raise VectorFormatError(path, "$", error.problem) from error
     return parse_json_bytes(path, raw)
 
 
+def _integer(text: str) -> int:
+    """An integer literal of a vector file, exact (the runner sends it as written). One
+    longer than Python's integer text allows (4,300 digits unless configured) is
+    refused by name: JS reads it as Infinity, which a file writes ``1e400`` or tagged."""
+    digits = len(text.lstrip("-"))
+    allowed = sys.get_int_max_str_digits()
+    if allowed and digits > allowed:
+        raise _TooLong(
+            f"an integer of {digits:,} digits, more than a vector file holds ({allowed:,}): "
+            "JS reads it as Infinity; write 1e400 or a tagged number"
+        )
+    return int(text)
+
+
+class _TooLong(ValueError):
+    pass
+
+
 def parse_json_bytes(path: Path, raw: bytes) -> Any:
-    """Decode a vector file's or manifest's bytes (UTF-8 JSON, no duplicate member names)."""
+    """Decode a vector file's or manifest's bytes: UTF-8 JSON as JS reads it (no
+    ``NaN``, at most :data:`~doomloop_kit.jsvalue.jsjson.MAX_DEPTH` levels deep,
+    PROT-45), no duplicate member names, integers exact (:func:`_integer`)."""
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as error:
         raise VectorFormatError(path, "$", f"not UTF-8 (byte {error.start})") from error
     try:
-        return json.loads(text, object_pairs_hook=_reject_duplicates)
+        return jsjson.loads(text, object_pairs_hook=_reject_duplicates, parse_int=_integer)
     except _DuplicateMember as error:
         raise VectorFormatError(path, "$", f"duplicate member name {error.args[0]!r}") from error
     except json.JSONDecodeError as error:
         where = f"line {error.lineno} column {error.colno}"
-        raise VectorFormatError(path, "$", f"not JSON: {json_problem(error)} at {where}") from error
-
-
-def json_problem(error: json.JSONDecodeError) -> str:
-    """What the JSON parser found wrong, without the words its messages end with
-    when they expect a position after them ("Unterminated string starting at")."""
-    return error.msg.removesuffix(" at").removesuffix(" starting")
+        raise VectorFormatError(path, "$", f"{jsjson.problem(error)} at {where}") from error
+    except jsjson.NestingError as error:
+        raise VectorFormatError(path, "$", str(error)) from error
+    except ValueError as error:  # NaN, Infinity, an integer too long to keep exact
+        raise VectorFormatError(path, "$", f"not JSON as JS reads it: {error}") from error
 
 
 def _schema_check(path: Path, data: Any, definition: str | None) -> None:

@@ -27,12 +27,15 @@ import fnmatch
 import gc
 import hashlib
 import json
+import os
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any, Final
 
-from . import cache, files, resources
+from doomloop_kit.jsvalue import jsjson
+
+from . import cache, files, reading, resources
 from .files import (
     FORMAT_VERSION,
     MANIFEST_NAME,
@@ -71,7 +74,8 @@ class Selection:
     """Family names, or globs over them (``engine-*``: every engine family)."""
     tags: tuple[str, ...] = ()
     patterns: tuple[str, ...] = ()
-    """Globs (``fnmatch``, case-sensitive) over vector ids."""
+    """Over vector ids, case-sensitive: a substring (``fanout``), or a glob of the whole id
+    when it holds ``*``, ``?`` or ``[`` (``facts/fanout-*``)."""
 
     def _family(self, family: str) -> bool:
         return any(fnmatch.fnmatchcase(family, wanted) for wanted in self.families)
@@ -81,7 +85,7 @@ class Selection:
             return False
         if self.tags and not any(tag in vector.tags for tag in self.tags):
             return False
-        return not self.patterns or any(fnmatch.fnmatchcase(vector.id, p) for p in self.patterns)
+        return not self.patterns or any(_id_matches(vector.id, p) for p in self.patterns)
 
     def may_hold(self, index: cache.FileIndex) -> bool:
         """False when no vector of a file with this index can be selected."""
@@ -90,7 +94,9 @@ class Selection:
         if self.tags and not index.tags.intersection(self.tags):
             return False
         return not self.patterns or any(
-            _pattern_family(p) in (None, index.family) for p in self.patterns
+            _id_matches(vector_id, pattern)
+            for pattern in self.patterns
+            for vector_id in index.ids  # the index holds the ids: the file stays unparsed
         )
 
     def to_json(self) -> dict[str, list[str]]:
@@ -101,12 +107,11 @@ class Selection:
         }
 
 
-def _pattern_family(pattern: str) -> str | None:
-    """The family every id matching ``pattern`` is in, when the glob fixes it."""
-    family, slash, _ = pattern.partition("/")
-    if not slash or _GLOB_CHARS.intersection(family):
-        return None
-    return family
+def _id_matches(vector_id: str, pattern: str) -> bool:
+    """``-k``: a glob matches the whole id, anything else is a substring of it."""
+    if _GLOB_CHARS.intersection(pattern):
+        return fnmatch.fnmatchcase(vector_id, pattern)
+    return pattern in vector_id
 
 
 @dataclass(frozen=True)
@@ -120,7 +125,9 @@ class SourceFile:
     index: cache.FileIndex
 
     def load(self) -> VectorFile:
-        # valid (checked now or cached), so the plain decoder is enough: no duplicate members
+        # valid (checked now or cached), so the plain decoder is enough: no duplicate
+        # members, nothing deeper than jsjson.MAX_DEPTH, no NaN, no integer too long
+        jsjson.deep_enough()
         return VectorFile.from_json(json.loads(self.raw), self.path)
 
 
@@ -165,10 +172,12 @@ def _collector_paused() -> Iterator[None]:
 
 
 def _read(path: Path) -> bytes:
+    """A vector file's or manifest's bytes: a regular file (a FIFO would hang the run, a
+    device never end), at most :data:`~.reading.MAX_INPUT_BYTES`."""
     try:
-        return path.read_bytes()
-    except OSError as error:
-        raise VectorSetError(f"{path}: cannot read: {error.strerror or error}") from error
+        return reading.read_bytes(path, regular=True)
+    except reading.InputError as error:
+        raise VectorSetError(str(error)) from error
 
 
 def _source(label: str, path: Path, vouched: str | None = None) -> SourceFile:
@@ -229,9 +238,9 @@ def _read_manifest(root: Path) -> tuple[dict[str, Any], bytes]:
         )
     raw = _read(path)
     try:
-        data = json.loads(raw)
-    except ValueError as error:
-        raise VectorSetError(f"{path}: not JSON: {error}") from error
+        data = parse_json_bytes(path, raw)
+    except VectorFormatError as error:
+        raise VectorSetError(str(error)) from error
     found = data.get("format") if isinstance(data, dict) else None
     if found != FORMAT_VERSION:
         newer = isinstance(found, int) and not isinstance(found, bool) and found > FORMAT_VERSION
@@ -288,6 +297,19 @@ def open_vector_set(root: Path, *, verify: bool = True, shipped: bool = False) -
     problems.extend(_duplicates(files))
     if problems and verify:
         raise IntegrityError(problems)
+    digests = {source.label: source.sha256 for source in files}
+    reference: dict[str, str] | None
+    if shipped and vouched:  # a wheel's set: its record says what was released
+        reference = {  # its vector files (not the manifest, nor the README)
+            path: digest
+            for path, digest in vouched.items()
+            if path.endswith(".json") and path != MANIFEST_NAME
+        }
+    elif shipped:  # the checkout's own set: it is the source of what ships
+        reference = digests
+    else:
+        reference = _shipped_digests(root)
+    differs = _differing(digests, reference)
     description = {
         "manifest": str(root / MANIFEST_NAME),
         "format": manifest["format"],
@@ -295,10 +317,43 @@ def open_vector_set(root: Path, *, verify: bool = True, shipped: bool = False) -
         "vectors": manifest["vectors"],
         "sha256": hashlib.sha256(manifest_raw).hexdigest(),
         "verified": verify,
+        "shipped": not differs,
+        "differsFromShipped": differs,
     }
     if problems:
         description["integrityProblems"] = problems
     return VectorSet(files, description, tuple(problems))
+
+
+def _shipped_digests(root: Path | None) -> dict[str, str] | None:
+    """The sha256 of each file of the set the kit ships, by path (None when the kit
+    ships none it can read). ``root`` itself being that set: its own digests."""
+    try:
+        shipped = resources.vectors_root()
+        if root is not None and os.path.samefile(root, shipped):
+            return None
+        raw = _read(shipped / MANIFEST_NAME)
+        manifest = parse_json_bytes(shipped / MANIFEST_NAME, raw)
+        return {str(entry["path"]): str(entry["sha256"]) for entry in manifest["files"]}
+    except (
+        OSError,
+        VectorSetError,
+        VectorFormatError,
+        resources.MissingResource,
+        KeyError,
+        TypeError,
+    ):
+        return None
+
+
+def _differing(digests: dict[str, str], shipped: dict[str, str] | None) -> list[str]:
+    """The files in which a set differs from the shipped one (changed, added, missing):
+    a re-sealed, edited copy passes its integrity check, and says so here."""
+    if shipped is None:
+        return []
+    return sorted(
+        path for path in digests.keys() | shipped.keys() if digests.get(path) != shipped.get(path)
+    )
 
 
 def open_vector_files(paths: Sequence[Path], *, verify: bool = True) -> VectorSet:
@@ -307,11 +362,38 @@ def open_vector_files(paths: Sequence[Path], *, verify: bool = True) -> VectorSe
     problems = _duplicates(files)
     if problems and verify:
         raise IntegrityError(problems)
+    shipped = set((_shipped_digests(None) or {}).values())
+    differs = [source.label for source in files if source.sha256 not in shipped]
     description: dict[str, Any] = {
         "manifest": None,
         "files": [{"path": source.label, "sha256": source.sha256} for source in files],
         "verified": verify,
+        "shipped": not differs,
+        "differsFromShipped": differs,
     }
     if problems:
         description["integrityProblems"] = problems
     return VectorSet(files, description, tuple(problems))
+
+
+def listed_paths(root: Path) -> set[str]:
+    """The files the manifest under ``root`` lists, by path relative to ``root``: what a
+    regeneration of the set may replace or remove, and nothing else. Read leniently
+    (any format version: only ``files[].path``); :class:`VectorSetError` when there is
+    no manifest, or it lists anything but plain relative paths inside the set."""
+    path = root / MANIFEST_NAME
+    try:
+        data = parse_json_bytes(path, _read(path))
+    except VectorFormatError as error:
+        raise VectorSetError(str(error)) from error
+    entries = data.get("files") if isinstance(data, dict) else None
+    if not isinstance(entries, list):
+        raise VectorSetError(f"{path}: not a vector set's manifest (it lists no files)")
+    listed = set()
+    for entry in entries:
+        relative = entry.get("path") if isinstance(entry, dict) else None
+        parts = PurePosixPath(relative).parts if isinstance(relative, str) else ()
+        if not parts or parts[0] == "/" or ".." in parts or "\\" in str(relative):
+            raise VectorSetError(f"{path}: lists {relative!r}, not a path inside the set")
+        listed.add(PurePosixPath(*parts).as_posix())
+    return listed

@@ -22,6 +22,8 @@ DISTRIBUTION: Final = "doomloop-kit"
 VECTORS_PACKAGE: Final = "doomloop_kit.vectors"
 SPEC_PACKAGE: Final = "doomloop_kit.spec"
 CONFORMANCE_PACKAGE: Final = "doomloop_kit.conformance"
+PINS_PACKAGE: Final = "doomloop_kit.pins"
+CONSTRAINTS: Final = "constraints.txt"
 PROFILES_FOLDER: Final = "profiles"
 PROFILE_PREFIX: Final = "profile:"
 
@@ -57,6 +59,12 @@ def spec_dir() -> Path:
 def schema_dir() -> Path:
     """The JSON Schemas the kit ships (spec/schema/ of the source tree)."""
     return spec_dir() / "schema"
+
+
+def constraints_file() -> Path:
+    """The pip constraints file the kit ships: the exact versions it was tested with
+    (constraints.txt at the top of the checkout, ``doomloop_kit/pins/`` in the wheel)."""
+    return data_dir(PINS_PACKAGE, CONSTRAINTS) / CONSTRAINTS
 
 
 def spec_version() -> str:
@@ -127,3 +135,13 @@ def profile_path(name: str) -> Path:
             return path
     known = ", ".join(profile_names()) or "none"
     raise MissingResource(f"the kit ships no profile {name!r} (shipped profiles: {known})")
+
+
+def profile_or_path(path: Path) -> Path:
+    """The file ``--expected-failures`` names: ``profile:NAME`` is a profile the kit
+    ships (:func:`profile_path`, :class:`MissingResource` when there is none), anything
+    else the path itself."""
+    name = str(path)
+    if not name.startswith(PROFILE_PREFIX):
+        return path
+    return profile_path(name.removeprefix(PROFILE_PREFIX))

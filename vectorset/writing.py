@@ -22,14 +22,29 @@ all go through this module, under one policy:
   swap a device node for a plain file. A FIFO without a reader is an error,
   never a hang.
 * **Outputs are checked before a run** (:func:`check_outputs`): a directory,
-  a loop of links, a socket or a folder the user cannot write in is refused
-  before anything starts, and so are two outputs naming the same file (the
-  same path, a link to it or a hard link), which would overwrite each other.
-  A character device may be named twice (``/dev/null``).
+  a loop of links, a socket, a read-only file (no write permission: the user
+  protected it) or a folder the user cannot write in is refused before
+  anything starts, and so are two outputs naming the same file (the same
+  path, a link to it or a hard link), which would overwrite each other. A
+  character device may be named twice (``/dev/null``).
+* **An output is never an input** (:class:`Input`): an output that is a file
+  the command reads (a log, a manifest, an expected-failures list), or lies
+  inside a folder it reads (a vector set, a corpus), is refused before
+  anything is written -- compared by device and inode, so that a link, a hard
+  link or a path through ``..`` is the same file. The one exception is an
+  input read whole before anything is written that an option exists to
+  rewrite (``--write-expected-failures`` over ``--expected-failures``).
 * **A set of files is replaced as a whole** (:func:`publish_folder`): the new
   set is written into a sibling folder and the two folders are exchanged in
   one ``renameat2(RENAME_EXCHANGE)`` (Linux), so that a crash at any moment
-  leaves the old set or the new one, never a mix.
+  leaves the old set or the new one, never a mix. The files of the folder
+  that are not the set's are *kept*, never copied: hard-linked into the new
+  folder (the same files: a hard link elsewhere stays one, a writer holding
+  one open writes into the file the folder holds afterwards), and anything
+  that appears in the old folder meanwhile is moved over after the exchange.
+  A file that cannot be hard-linked (another file system, a file the
+  system's link protection guards) stops the publication, which then
+  leaves everything as it was.
 """
 
 from __future__ import annotations
@@ -133,6 +148,10 @@ def target(path: Path | str) -> Target:
         own = _own_fd(found)
         if own is not None or not stat.S_ISREG(mode):
             return Target(path, real, True, identity, own, stat.S_ISCHR(mode))
+        if not mode & 0o222 or not os.access(path, os.W_OK):
+            raise OutputError(
+                path, "is read-only; it is not replaced (make it writable, or name another file)"
+            )
     else:
         identity = ("path", str(real))
     _check_folder(path, real.parent)
@@ -159,18 +178,75 @@ def _check_folder(path: Path, folder: Path) -> None:
         raise OutputError(path, f"cannot write in {existing}")
 
 
-def check_outputs(named: Iterable[tuple[str, Path]]) -> dict[str, Target]:
+@dataclass(frozen=True)
+class Input:
+    """A file or folder a command reads: no output may be it or lie inside it."""
+
+    path: Path
+    rewritten_by: str | None = None
+    """The one output option that may name this very file: it is read whole before
+    anything is written, and rewriting it is that option's purpose."""
+
+
+def _identities(inputs: Iterable[Input]) -> dict[tuple[int, int], tuple[Input, bool]]:
+    """(device, inode) -> (the input, whether it is a folder), for the inputs that exist
+    as files or folders (a device or a FIFO read as input is no file to protect)."""
+    found: dict[tuple[int, int], tuple[Input, bool]] = {}
+    for given in inputs:
+        try:
+            info = os.stat(given.path)
+        except (OSError, ValueError):
+            continue
+        if stat.S_ISREG(info.st_mode) or stat.S_ISDIR(info.st_mode):
+            found.setdefault((info.st_dev, info.st_ino), (given, stat.S_ISDIR(info.st_mode)))
+    return found
+
+
+def _not_an_input(
+    option: str, found: Target, inputs: dict[tuple[int, int], tuple[Input, bool]]
+) -> None:
+    """Refuse an output that is an input, or lies inside an input folder."""
+    if found.through:
+        return
+    identity = found.identity
+    if len(identity) == 2 and isinstance(identity[0], int) and isinstance(identity[1], int):
+        hit = inputs.get((identity[0], identity[1]))
+        if hit is not None and hit[0].rewritten_by != option:
+            raise OutputError(
+                f"{option} {found.path}",
+                f"is the input {hit[0].path}; an output never replaces what the command reads",
+            )
+    for folder in found.real.parents:  # the real path: links and `..` already followed
+        try:
+            info = os.stat(folder)
+        except OSError:
+            continue
+        hit = inputs.get((info.st_dev, info.st_ino))
+        if hit is not None and hit[1]:
+            raise OutputError(
+                f"{option} {found.path}",
+                f"is inside the input {hit[0].path}; an output never goes into what the "
+                "command reads",
+            )
+
+
+def check_outputs(
+    named: Iterable[tuple[str, Path]], inputs: Iterable[Input] = ()
+) -> dict[str, Target]:
     """Check every output an invocation names (``--option``, path) before anything runs.
 
     Raises :class:`OutputError` (its message starts with the option) for a
-    path that cannot be written, and for two options naming the same file.
+    path that cannot be written, for two options naming the same file, and for
+    an output that is one of ``inputs`` or lies inside one (:class:`Input`).
     """
     targets: dict[str, Target] = {}
+    read = _identities(inputs)
     for option, path in named:
         try:
             found = target(path)
         except OutputError as error:
             raise OutputError(f"{option} {path}", error.problem) from None
+        _not_an_input(option, found, read)
         for other, earlier in targets.items():
             if earlier.identity == found.identity and not found.char_device:
                 raise OutputError(
@@ -318,10 +394,12 @@ def publish_folder(
     """Replace the generated files under ``root`` by ``files`` (relative path -> bytes), as a set.
 
     Files under ``root`` for which ``generated(relative path)`` is false (a
-    README, say) are carried over unchanged; generated files that ``files``
-    does not hold are dropped. The new folder is prepared beside ``root`` and
-    exchanged with it in one step (see the module docstring), with SIGINT,
-    SIGTERM and SIGHUP held meanwhile; the old folder is removed afterwards.
+    README, a port's own vector file) are kept as they are, hard-linked into
+    the new folder; generated files that ``files`` does not hold are dropped.
+    The new folder is prepared beside ``root`` and exchanged with it in one
+    step (see the module docstring), with SIGINT, SIGTERM and SIGHUP held
+    meanwhile; what appeared in the old folder meanwhile is moved over, and the
+    old folder is removed afterwards.
     """
     real = Path(os.path.realpath(root))
     parent = real.parent
@@ -334,7 +412,7 @@ def publish_folder(
         os.mkdir(staging, 0o777)
         if previous is not None:
             os.chmod(staging, stat.S_IMODE(previous.st_mode))
-            _carry_over(real, staging, generated)
+            _keep(real, staging, generated)
         for relative, data in files.items():
             destination = staging / relative
             destination.parent.mkdir(parents=True, exist_ok=True)
@@ -353,6 +431,8 @@ def publish_folder(
             else:
                 _exchange(staging, real)
             _sync_folder(parent)
+            if previous is not None:  # the old folder, now at the staging path
+                _move_over_newcomers(staging, real, generated)
             shutil.rmtree(staging, ignore_errors=True)  # after the exchange: the old set
     except BaseException as error:
         shutil.rmtree(staging, ignore_errors=True)
@@ -362,21 +442,57 @@ def publish_folder(
         raise
 
 
-def _carry_over(real: Path, staging: Path, generated: Callable[[str], bool]) -> None:
-    for folder, names, files in os.walk(real):
+def _kept(real: Path, generated: Callable[[str], bool]) -> Iterator[tuple[str, Path, bool]]:
+    """(relative path, path, is a folder) of what ``real`` holds that is not generated,
+    folders before what they hold; a link (to a folder too) is an entry, not followed."""
+    for folder, names, entries in os.walk(real):
         here = Path(folder)
         relative_folder = here.relative_to(real)
+        links = [name for name in names if (here / name).is_symlink()]
+        names[:] = [name for name in names if name not in links]
         for name in names:
-            if (here / name).is_symlink():
-                files.append(name)  # a link to a folder is carried as a link
-        names[:] = [n for n in names if not (here / n).is_symlink()]
-        for name in files:
+            yield (relative_folder / name).as_posix(), here / name, True
+        for name in [*entries, *links]:
             relative = (relative_folder / name).as_posix()
-            if generated(relative):
-                continue
-            destination = staging / relative
-            destination.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(here / name, destination, follow_symlinks=False)
+            if not generated(relative):
+                yield relative, here / name, False
+
+
+def _keep(real: Path, staging: Path, generated: Callable[[str], bool]) -> None:
+    """Hard-link into ``staging`` what ``real`` holds that is not generated (never a copy)."""
+    for relative, source, folder in _kept(real, generated):
+        destination = staging / relative
+        if folder:
+            os.mkdir(destination, 0o777)
+            os.chmod(destination, stat.S_IMODE(os.lstat(source).st_mode))
+            continue
+        try:
+            os.link(source, destination, follow_symlinks=False)
+        except OSError as error:
+            raise OutputError(
+                source,
+                f"cannot be kept as it is ({error.strerror}): a file the set does not own is "
+                "hard-linked into the new set, never copied; nothing was changed",
+                error.errno,
+            ) from None
+
+
+def _move_over_newcomers(old: Path, real: Path, generated: Callable[[str], bool]) -> None:
+    """After the exchange: what was added to (or replaced in) the old folder since it was
+    kept is moved into the new one, so that nothing written meanwhile is lost."""
+    for relative, source, folder in _kept(old, generated):
+        if folder:
+            continue
+        destination = real / relative
+        then = os.lstat(source)
+        try:
+            now: os.stat_result | None = os.lstat(destination)
+        except FileNotFoundError:
+            now = None
+        if now is None or (now.st_dev, now.st_ino) != (then.st_dev, then.st_ino):
+            with contextlib.suppress(OSError):
+                destination.parent.mkdir(parents=True, exist_ok=True)
+                os.replace(source, destination)
 
 
 @contextlib.contextmanager

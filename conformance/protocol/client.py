@@ -19,7 +19,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final, cast
 
+from doomloop_kit.jsvalue import jsjson
+
 from .messages import (
+    MAX_LINE_BYTES,
     PROTOCOL_VERSION,
     HelloResult,
     Request,
@@ -31,7 +34,7 @@ from .process import HarnessFault, HarnessProcess, ProtocolMismatch
 
 DEFAULT_TIMEOUT: Final = 10.0
 DEFAULT_STARTUP_TIMEOUT: Final = 30.0
-DEFAULT_MAX_LINE_BYTES: Final = 64 * 1024 * 1024
+DEFAULT_MAX_LINE_BYTES: Final = MAX_LINE_BYTES
 _HELLO_ID: Final = 0
 
 
@@ -161,6 +164,13 @@ class Connection(HarnessProcess):
         awaited = expected.awaited
         payload = self.read_line(awaited)
         text = payload.decode("utf-8", "replace").rstrip("\r\n")
+        try:
+            jsjson.check_depth(text)
+        except jsjson.NestingError as error:  # PROT-46: a harness never writes one
+            raise HarnessFault(
+                "bad-response", f"a response line {error} (answering {awaited})", self.stderr_tail()
+            ) from None
+        jsjson.deep_enough()
         try:
             response = json.loads(payload)
         except (ValueError, RecursionError):

@@ -47,6 +47,10 @@ ERROR_CODES: Final = (
 MAX_ID: Final = 2**53 - 1
 """The largest request id: ids are safe integers (PROT-24)."""
 
+MAX_LINE_BYTES: Final = 64 * 1024 * 1024
+"""The longest protocol line, its line feed aside (PROT-45; the runner's default limit on a
+response line, PROT-21). Its nesting bound is :data:`~doomloop_kit.jsvalue.jsjson.MAX_DEPTH`."""
+
 
 def takes_session(op: object) -> bool:
     """An operation on a monitor names its session (PROT-06, PROT-16); so does ``close``."""

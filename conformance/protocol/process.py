@@ -7,6 +7,14 @@ the other, and a daemon thread drains stderr into a bounded tail. A harness
 that dies, hangs or writes an oversized line raises :class:`HarnessFault`
 naming the cause; the caller then kills the process group (and may start a
 fresh harness: :mod:`doomloop_kit.conformance.supervisor`).
+
+A harness's descendants end with it, also those that left its process group
+(``setsid()``, a daemon whose parent is gone): each harness starts with a
+mark of its own in its environment (:data:`MARK`), which every descendant
+inherits, and killing the harness kills every process carrying that mark
+(found in ``/proc/PID/environ``; where there is no ``/proc``, the process
+group alone). A descendant that empties its environment *and* leaves the
+group is the one way out.
 """
 
 from __future__ import annotations
@@ -14,6 +22,7 @@ from __future__ import annotations
 import collections
 import contextlib
 import os
+import secrets
 import select
 import signal
 import subprocess
@@ -29,6 +38,8 @@ _POLL: Final = 0.1
 _EXIT_DRAIN: Final = 0.3
 _READ_CHUNK: Final = 1 << 20
 _WRITE_CHUNK: Final = 1 << 16
+MARK: Final = "DOOMLOOP_KIT_HARNESS"
+"""The environment variable that marks a harness's processes, descendants included."""
 
 
 class HarnessFault(Exception):
@@ -80,11 +91,15 @@ class HarnessProcess:
         self._stdout_fd = -1
         self._stderr: collections.deque[str] = collections.deque(maxlen=STDERR_TAIL_LINES)
         self._stderr_thread: threading.Thread | None = None
+        self._mark = ""
 
     # -- life cycle ----------------------------------------------------------------
 
     def spawn(self) -> None:
-        """Start the harness in a process group of its own (killed as a whole)."""
+        """Start the harness in a process group of its own, marked (:data:`MARK`): the
+        group and every marked process are killed as a whole."""
+        self._mark = f"{os.getpid()}.{secrets.token_hex(8)}"
+        env = {**(os.environ if self.env is None else self.env), MARK: self._mark}
         self.process = subprocess.Popen(
             self.command,
             shell=True,
@@ -92,7 +107,7 @@ class HarnessProcess:
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             start_new_session=True,
-            env=self.env,
+            env=env,
             bufsize=0,
         )
         assert self.process.stdin is not None and self.process.stdout is not None
@@ -126,12 +141,14 @@ class HarnessProcess:
         return status
 
     def kill(self) -> None:
-        """Kill the whole process group and reap the child. Safe to call twice."""
+        """Kill the whole process group and every process carrying the harness's mark,
+        and reap the child. Safe to call twice."""
         process = self.process
         if process is None:
             return
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(process.pid, signal.SIGKILL)
+        _kill_marked(f"\0{MARK}={self._mark}\0".encode())
         with contextlib.suppress(Exception):
             process.wait(5)
         for stream in (process.stdin, process.stdout, process.stderr):
@@ -293,6 +310,35 @@ class HarnessProcess:
             with contextlib.suppress(ValueError):
                 return f" (killed by {signal.Signals(-status).name})"
         return f" (exit status {status})"
+
+
+def _kill_marked(mark: bytes) -> None:
+    """SIGKILL every process whose environment holds ``mark`` (``NAME=value``), again
+    while any is found: one may have forked before it was killed."""
+    for _ in range(5):
+        found = [pid for pid in _pids() if mark in _environment(pid)]
+        if not found:
+            return
+        for pid in found:
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+
+
+def _pids() -> list[int]:
+    try:
+        return [int(name) for name in os.listdir("/proc") if name.isdigit()]
+    except OSError:  # no /proc: the process group alone
+        return []
+
+
+def _environment(pid: int) -> bytes:
+    """The environment a process started with, as ``NAME=value`` entries each ended by a
+    NUL byte (empty when it cannot be read: gone, or another user's)."""
+    try:
+        with open(f"/proc/{pid}/environ", "rb") as environ:
+            return b"\0" + environ.read()
+    except OSError:
+        return b""
 
 
 def _stderr_text(line: bytes) -> str:

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, BinaryIO, Protocol, TextIO
 
 from doomloop_kit.jsvalue import jsjson
@@ -34,6 +34,7 @@ from .messages import (
     CLOSE,
     CREATE,
     HELLO,
+    MAX_LINE_BYTES,
     PROTOCOL_VERSION,
     Response,
     error_response,
@@ -142,7 +143,8 @@ class Server:
 
 
 def _line(response: Response) -> str:
-    """A response as JS writes it (PROT-44); a result JSON cannot hold is `internal`."""
+    """A response as JS writes it (PROT-44); a result JSON cannot hold, or nested deeper
+    than :data:`~doomloop_kit.jsvalue.jsjson.MAX_DEPTH` levels (PROT-46), is `internal`."""
     try:
         return jsjson.dumps(response)
     except (TypeError, ValueError, RecursionError) as failure:
@@ -150,14 +152,35 @@ def _line(response: Response) -> str:
         return json.dumps(error_response(response["id"], "internal", message))
 
 
+def _lines(stdin: BinaryIO) -> Iterator[bytes | None]:
+    """The lines of ``stdin`` (line feed included); None for a line longer than
+    :data:`~.messages.MAX_LINE_BYTES`, whose bytes are dropped as they are read (PROT-45)."""
+    while line := stdin.readline(MAX_LINE_BYTES + 1):
+        if len(line) <= MAX_LINE_BYTES or line.endswith(b"\n"):
+            yield line
+            continue
+        while (rest := stdin.readline(MAX_LINE_BYTES)) and not rest.endswith(b"\n"):
+            pass
+        yield None
+
+
 def serve(port: Port, stdin: BinaryIO | None = None, stdout: TextIO | None = None) -> int:
-    """Answer requests from ``stdin`` until it closes, one line each, in order; return 0."""
+    """Answer requests from ``stdin`` until it closes, one line each, in order; return 0.
+
+    A line past the bounds of PROT-45 -- longer than 64 MiB, or nested deeper than
+    10,000 levels -- is answered ``bad-request`` with ``id`` null, unparsed; a result
+    nested deeper is answered ``internal`` (PROT-46)."""
     stdin = stdin if stdin is not None else sys.stdin.buffer
     stdout = stdout if stdout is not None else sys.stdout
-    sys.setrecursionlimit(max(sys.getrecursionlimit(), 10_000))  # deep-nesting vectors
+    jsjson.deep_enough()  # a line within the bounds never meets the recursion limit
     server = Server(port)
-    for line in stdin:
-        if line.strip(jsjson.JSON_WHITESPACE):  # a blank line gets no answer (PROT-44)
+    for line in _lines(stdin):
+        if line is None:
+            too_long = f"a line longer than {MAX_LINE_BYTES >> 20} MiB (PROT-45)"
+            stdout.write(_line(error_response(None, "bad-request", too_long)) + "\n")
+        elif line.strip(jsjson.JSON_WHITESPACE):  # a blank line gets no answer (PROT-44)
             stdout.write(server.respond(line) + "\n")
-            stdout.flush()
+        else:
+            continue
+        stdout.flush()
     return 0

@@ -31,11 +31,14 @@ writes non-finite numbers as bare ``NaN``/``Infinity`` literals; they are sent
 as their tags.
 
 Engine lines (``sdk-engine-0.9.0-corpus.jsonl.gz``, one ``runScenario`` each)
-are judged with the reference engine run in-process: a scenario whose run the
-reference refuses as outside the engine level's domain is excluded (ENG-151);
-otherwise the SDK's transcript must equal the reference's, and the harness's
-transcript must equal the reference's, both by the partial order of ENG-139
-(the reference's order is the only one the two comparisons share). The
+are judged with the reference engine run in-process: the SDK's transcript must
+equal the reference's, and the harness's transcript must equal the reference's,
+both by the partial order of ENG-139 (the reference's order is the only one the
+two comparisons share). Runs are excluded, not lines: when a run leaves the
+engine level's domain (ENG-151), the runs before it are still compared and
+only it and the runs after it are not; a line whose first run leaves it is
+excluded, and a harness answering ``bad-scenario`` for a scenario that leaves
+it (PROT-43) is not judged on the earlier runs, the SDK still is. The
 recording harness spelled every error the SDK threw as ``sdk-error`` with the
 SDK's message: :data:`SDK_ERROR_KINDS` gives its kind (ENG-141).
 
@@ -45,7 +48,7 @@ runner's client
 (:meth:`~doomloop_kit.conformance.protocol.Connection.send_raw`). The parts:
 :mod:`.recordings` reads the files, :mod:`.answers` compares an answer,
 :mod:`.rules` says what a line needs and which lines are excluded,
-:mod:`.replay` runs it all (``python -m doomloop_kit.conformance.sdk_replay``).
+:mod:`.replay` runs it all, :mod:`.command` is ``doomloop-kit conformance sdk-replay``.
 
 The command exits 0 when every line is reproduced or excluded, 1 on any
 difference (a ``create`` answered without a session is one), 2 for bad
@@ -56,15 +59,25 @@ as ``conformance run`` does (docs/guide/ci.md#how-a-run-ends).
 
 from __future__ import annotations
 
-from .answers import SDK_ERROR_KINDS, differences, reference_run, sdk_expectation, sdk_transcript
+from .answers import (
+    SDK_ERROR_KINDS,
+    ReferenceRun,
+    differences,
+    reference_run,
+    runs_compared,
+    sdk_expectation,
+    sdk_transcript,
+)
+from .command import main
 from .recordings import Line, read_lines
-from .replay import Report, main, replay
+from .replay import Report, replay
 from .rules import SDK_0_9_0_RULES, Rule, needs, raw_negative_zero
 
 __all__ = [
     "SDK_0_9_0_RULES",
     "SDK_ERROR_KINDS",
     "Line",
+    "ReferenceRun",
     "Report",
     "Rule",
     "differences",
@@ -74,6 +87,7 @@ __all__ = [
     "read_lines",
     "reference_run",
     "replay",
+    "runs_compared",
     "sdk_expectation",
     "sdk_transcript",
 ]

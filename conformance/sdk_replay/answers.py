@@ -6,6 +6,8 @@ from __future__ import annotations
 import functools
 import json
 from collections.abc import Mapping
+from dataclasses import dataclass
+from importlib import resources
 from typing import Any, Final
 
 from doomloop_kit.jsvalue.jsjson import stringify
@@ -45,15 +47,14 @@ def _derived_codes(op: str, result: Any) -> Any:
     return result
 
 
-SDK_ERROR_KINDS: Final = (
-    ("Invalid final response:", "invalid-final-response"),
-    ("Tool(s) require approval but no state accessor", "approval-needs-state-accessor"),
-    (
-        "approveToolCalls and rejectToolCalls require a state accessor",
-        "decisions-need-state-accessor",
-    ),
-    ("TypeError:", "type-error"),
-)
+def _sdk_error_kinds() -> tuple[tuple[str, str], ...]:
+    """The rows of ``sdk-error-kinds.json``, the kit's one table of them (the TypeScript
+    harness's ``--sdk-engine`` reads the same file)."""
+    text = resources.files(__package__).joinpath("sdk-error-kinds.json").read_text("utf-8")
+    return tuple((row["start"], row["kind"]) for row in json.loads(text)["kinds"])
+
+
+SDK_ERROR_KINDS: Final = _sdk_error_kinds()
 """The kind of each error the SDK threw (ENG-141), by the start of its message."""
 
 
@@ -73,43 +74,87 @@ def sdk_transcript(result: Any) -> Any:
     return {**result, "runs": runs}
 
 
-@functools.lru_cache(maxsize=4)
-def _reference_run(raw_scenario: str) -> tuple[Any, Any] | None:
+@dataclass(frozen=True)
+class ReferenceRun:
+    """The reference engine's answer to a recorded scenario: its transcript and order
+    (ENG-139), of every run, or of the runs before the one that leaves the engine
+    level's domain (ENG-151); ``in_domain`` is then that run's index."""
+
+    transcript: Any
+    order: Any
+    in_domain: int | None = None
+
+
+@functools.cache
+def _reference_run(raw_scenario: str) -> ReferenceRun:
+    """Cached for the process: each line asks more than once (is it in the domain, which
+    runs are compared, the comparison), and a corpus replayed through several harnesses in
+    one process (the test-suite replays the engine corpus through three) runs the
+    reference once a line."""
     from doomloop_kit.engine import OutsideDomain, Scenario, run_scenario  # engine lines only
 
+    transcript: Any
+    in_domain: int | None
     try:
         transcript = run_scenario(Scenario.from_json(json.loads(raw_scenario)))
-    except OutsideDomain:
-        return None
-    return json.loads(stringify(transcript.to_json())), transcript.event_order()
+    except OutsideDomain as outside:
+        transcript, in_domain = outside.before, outside.run
+    else:
+        in_domain = None
+    json_form = json.loads(stringify(transcript.to_json()))
+    return ReferenceRun(json_form, transcript.event_order(), in_domain)
 
 
-def reference_run(line: Line) -> tuple[Any, Any] | None:
-    """The reference engine's transcript and order for a ``runScenario`` line; None when
-    the run leaves the engine level's domain (ENG-151). A malformed scenario raises."""
+def reference_run(line: Line) -> ReferenceRun:
+    """The reference engine's answer to a ``runScenario`` line. A malformed scenario raises."""
     request = line.request if isinstance(line.request, Mapping) else {}
     return _reference_run(json.dumps(request.get("scenario")))
 
 
 def outside_engine_domain(line: Line) -> bool:
-    """A ``runScenario`` line whose run the reference refuses as outside the domain."""
+    """A ``runScenario`` line whose first run the reference refuses as outside the domain:
+    nothing of it is compared (ENG-151)."""
     request = line.request if isinstance(line.request, Mapping) else {}
-    return request.get("op") == ENGINE_OP and reference_run(line) is None
+    return request.get("op") == ENGINE_OP and reference_run(line).in_domain == 0
+
+
+def runs_compared(line: Line) -> int | None:
+    """How many runs of a ``runScenario`` line are compared: those before the one that
+    leaves the domain; None for every run (or a line of another operation)."""
+    request = line.request if isinstance(line.request, Mapping) else {}
+    return reference_run(line).in_domain if request.get("op") == ENGINE_OP else None
+
+
+def _first_runs(transcript: Any, count: int | None) -> Any:
+    """The transcript with only its first ``count`` runs (all of them for None)."""
+    if count is None or not isinstance(transcript, Mapping):
+        return transcript
+    runs = transcript.get("runs")
+    return {**transcript, "runs": runs[:count]} if isinstance(runs, list) else transcript
 
 
 def _engine_differences(line: Line, actual: Mapping[str, Any]) -> list[str]:
-    """A ``runScenario`` line: SDK = reference = harness, by the partial order (ENG-139)."""
+    """A ``runScenario`` line: SDK = reference = harness, by the partial order (ENG-139),
+    over the runs before any that leaves the domain (ENG-151). A harness may answer
+    ``bad-scenario`` for a scenario that leaves it (PROT-43): its runs are then not judged,
+    the SDK's still are."""
     found = [str(d) for d in compare(line.sdk.get("id"), actual.get("id"), "$.id")]
     reference = reference_run(line)
-    assert reference is not None, "outside the domain: excluded before comparing"
-    transcript, order = reference
+    transcript, order, count = reference.transcript, reference.order, reference.in_domain
     if "result" not in line.sdk:
         return [*found, f"the recording holds no transcript: {line.sdk}"]
-    sdk = compare_transcripts(transcript, sdk_transcript(line.sdk["result"]), order)
-    found += [f"the reference departs from the SDK: {d}" for d in sdk[:1]]
+    sdk = _first_runs(sdk_transcript(line.sdk["result"]), count)
+    found += [
+        f"the reference departs from the SDK: {d}"
+        for d in compare_transcripts(transcript, sdk, order)[:1]
+    ]
+    error = actual.get("error")
+    if count is not None and isinstance(error, Mapping) and error.get("code") == "bad-scenario":
+        return found
     if "result" not in actual:
         return [*found, f"expected a transcript, got {actual}"]
-    return found + [str(d) for d in compare_transcripts(transcript, actual["result"], order)[:1]]
+    answer = _first_runs(actual["result"], count)
+    return found + [str(d) for d in compare_transcripts(transcript, answer, order)[:1]]
 
 
 def created_session(answer: Mapping[str, Any]) -> str | None:

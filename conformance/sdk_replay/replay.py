@@ -1,25 +1,20 @@
-"""Replaying recorded lines through a harness: :func:`replay` and the command."""
+"""Replaying recorded lines through a harness: :func:`replay` (the command: :mod:`.command`)."""
 
 from __future__ import annotations
 
 import json
-import sys
 from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Final
 
-from doomloop_kit.conformance.outcomes import ExitStatus
-from doomloop_kit.conformance.protocol import Connection, HarnessFault, ProtocolMismatch
+from doomloop_kit.conformance.protocol import Connection
 from doomloop_kit.conformance.protocol.messages import takes_session
 from doomloop_kit.jsvalue.values import is_number
 
-from .answers import created_session, differences
-from .recordings import Line, read_lines, tag_non_finite
-from .rules import SDK_0_9_0_RULES, Rule, needs
-
-PROG: Final = "python -m doomloop_kit.conformance.sdk_replay"
+from .answers import created_session, differences, runs_compared
+from .recordings import Line, tag_non_finite
+from .rules import Rule, needs
 
 ANSWER_TIMEOUT: Final = 30.0
 """The longest wait for one answer: a harness that takes longer fails the replay."""
@@ -30,13 +25,16 @@ class Report:
     """What a replay found."""
 
     reproduced: int = 0
+    in_part: int = 0
+    """Lines reproduced over their runs before one that leaves the domain (ENG-151)."""
     excluded: Counter[str] = field(default_factory=Counter)
     differences: list[str] = field(default_factory=list)
 
     def summary(self) -> str:
         rules = ", ".join(f"{name}: {count}" for name, count in sorted(self.excluded.items()))
+        part = f" ({self.in_part} up to a run outside the domain)" if self.in_part else ""
         return (
-            f"{self.reproduced} reproduced, {sum(self.excluded.values())} excluded"
+            f"{self.reproduced} reproduced{part}, {sum(self.excluded.values())} excluded"
             f" ({rules or 'none'}), {len(self.differences)} different"
         )
 
@@ -61,8 +59,14 @@ def _ids(lines: Iterable[Line]) -> Iterator[tuple[Line, bool]]:
         previous = number if number is not None else previous
 
 
-def replay(command: str, lines: Sequence[Line], rules: Sequence[Rule]) -> Report:
-    """Send every line to ``command`` (a protocol-v1 harness) and compare (module doc)."""
+def replay(
+    command: str,
+    lines: Sequence[Line],
+    rules: Sequence[Rule],
+    done: Callable[[], None] = lambda: None,
+) -> Report:
+    """Send every line to ``command`` (a protocol-v1 harness) and compare (module doc);
+    ``done`` is called after each line (the command's progress bar)."""
     report = Report()
     harness: Connection | None = None
     sessions: dict[str, str] = {}
@@ -90,6 +94,7 @@ def replay(command: str, lines: Sequence[Line], rules: Sequence[Rule]) -> Report
                     names.append(str(recorded.get("session")))
                 for name in names:
                     sessions[name], session_needs[name] = ours, needed
+            done()
             rule = next((r for r in rules if r.matches(line, needed, declared)), None)
             if rule is not None:
                 report.excluded[f"{rule.name} ({rule.statement})"] += 1
@@ -99,33 +104,8 @@ def replay(command: str, lines: Sequence[Line], rules: Sequence[Rule]) -> Report
                 report.differences.append(f"line {line.number} [{line.klass}]: {'; '.join(found)}")
             else:
                 report.reproduced += 1
+                report.in_part += runs_compared(line) is not None
     finally:
         if harness is not None:
             harness.close()
     return report
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m doomloop_kit.conformance.sdk_replay --port CMD FILE...``: replay
-    recordings through a harness. Exit 0 when every line is reproduced or excluded, 1 on
-    any difference, 2 for bad arguments, 3 when the harness cannot be used (it does not
-    start, speaks another protocol version or breaks the protocol), as ``conformance
-    run`` does (:class:`~doomloop_kit.conformance.outcomes.ExitStatus`)."""
-    import argparse
-
-    parser = argparse.ArgumentParser(prog=PROG)
-    parser.add_argument("--port", required=True, help="shell command starting the harness")
-    parser.add_argument("files", nargs="+", type=Path, help="observations .jsonl / corpus .gz")
-    args = parser.parse_args(argv)
-    different = False
-    for path in args.files:
-        try:
-            report = replay(args.port, read_lines(path), SDK_0_9_0_RULES)
-        except (HarnessFault, ProtocolMismatch) as problem:
-            print(f"{PROG}: {path.name}: the harness is unusable: {problem}", file=sys.stderr)
-            return ExitStatus.ERRORED
-        print(f"{path.name}: {report.summary()}")
-        for difference in report.differences[:20]:
-            print(f"  {difference}")
-        different = different or bool(report.differences)
-    return ExitStatus.FAILED if different else ExitStatus.PASSED

@@ -113,8 +113,8 @@ SDK_0_9_0_RULES: Final = (
     Rule(
         "outside the engine level's domain",
         "ENG-151",
-        "the run decides a pending call twice, pauses for approval beside a call of a hitl "
-        "tool, or approves a call of a hitl tool whose body returns null",
+        "its first run decides a pending call twice, pauses for approval beside a call of a "
+        "hitl tool, or approves a call of a hitl tool whose body returns null",
         lambda line, needed, declared: outside_engine_domain(line),
     ),
 )

@@ -16,6 +16,11 @@ DESCRIPTION = (
 )
 
 LOOSE = {"minRepeats": 2, "minCoveredTokens": 2}
+STEER_BELOW_ESCALATE = {
+    "ladder": {"observe": False, "steer": 1, "escalate": 4, "block": False, "stop": False},
+    "escalation": {"model": "m"},
+}
+"""Steer and escalate enabled, nothing else: which of the two wins is the strength order."""
 
 JS_WHITESPACE = {
     "tab": "\t", "lf": "\n", "vt": "\x0b", "ff": "\x0c", "cr": "\r", "space": " ",
@@ -179,6 +184,22 @@ SCENARIOS: list[dict[str, Any]] = (
             ["MON-48"],
             [text("one two three " * 4)] * 6,
             option=True,
+            tags=["monitor", "within", "across"],
+        ),
+        _text(
+            "escalate-repetition-beats-steer-streak",
+            "a text-repetition verdict at the escalate rung beats a text-streak verdict at the steer rung: escalate is the stronger action",
+            ["MON-48", "LAD-01"],
+            [text("stuck " * 12)],
+            option=STEER_BELOW_ESCALATE,
+            tags=["monitor", "within", "across"],
+        ),
+        _text(
+            "escalate-streak-beats-steer-repetition",
+            "a text-streak verdict at the escalate rung beats a text-repetition verdict at the steer rung: escalate is the stronger action",
+            ["MON-48", "LAD-01"],
+            [text("stuck stuck")] * 4,
+            option={**STEER_BELOW_ESCALATE, "text": LOOSE},
             tags=["monitor", "within", "across"],
         ),
         _text(

@@ -219,8 +219,11 @@ func deadRungMessage(weak Action, weakAt float64, strong Action, strongAt float6
 //
 // It fails with an error wrapping ErrTypeError where the SDK throws (spec
 // §10.2): the option null, or an option whose text or escalation member is
-// null. Text option values are copied unchanged, whatever their type
-// (CFG-45): they are coerced where they are used (TXT-22, MON-59).
+// null. The ladder is read first, then escalation, then text (CFG-47): on a
+// failure the warnings returned are those of what was read before it, which
+// the SDK has printed by then. Text option values are copied unchanged,
+// whatever their type (CFG-45): they are coerced where they are used
+// (TXT-22, MON-59).
 func ResolveOption(option any) (*Config, []ConfigWarning, error) {
 	if jsvalue.IsUndefined(option) || option == false {
 		return nil, nil, nil
@@ -230,18 +233,20 @@ func ResolveOption(option any) (*Config, []ConfigWarning, error) {
 	}
 	members, _ := asObject(option)
 	cfg := &Config{Ladder: resolveLadder(member(members, "ladder"))}
-	text, err := resolveText(member(members, "text"))
-	if err != nil {
-		return nil, nil, err
-	}
-	cfg.Text = text
+	warnings := ladderWarnings(cfg.Ladder)
 	escalation := member(members, "escalation")
 	if escalation == nil {
-		return nil, nil, &typeError{"Cannot read properties of null (reading 'model')"}
+		return nil, warnings, &typeError{"Cannot read properties of null (reading 'model')"}
 	}
 	var escWarnings []ConfigWarning
 	cfg.Escalation, escWarnings = resolveEscalation(escalation, cfg.Ladder)
-	return cfg, append(ladderWarnings(cfg.Ladder), escWarnings...), nil
+	warnings = append(warnings, escWarnings...)
+	text, err := resolveText(member(members, "text"))
+	if err != nil {
+		return nil, warnings, err
+	}
+	cfg.Text = text
+	return cfg, warnings, nil
 }
 
 func sanitizeThreshold(given any, def Threshold) Threshold {

@@ -11,6 +11,7 @@
   (``server:<name>``). ``tool_result`` blocks of a ``user`` message are the
   results (``tool_use_id``). A Messages API response body (``"type":
   "message"``) is such an assistant message.
+A message of a role neither uses is a problem naming its line, left out.
 One log keeps to one dialect: an OpenAI marker (``tool_calls``, a ``tool``
 message) and an Anthropic one (``tool_use``/``tool_result`` blocks) in the
 same log is an error, as is any other mixing of formats.
@@ -21,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Final
 
-from ..events import Call, Event, Notice, Response
+from ..events import Call, Event, Notice, Response, Skipped
 from ..jsonstream import Located
 from .common import Context, string, text_of
 
@@ -88,7 +89,7 @@ class ChatReader:
             return self._input(message, line)
         if role == "function":
             return []
-        raise self.context.error(line, f"unknown chat message role {role!r}")
+        return [Skipped(line, f"a chat message of unknown role {role!r}: left out")]
 
     def _input(self, message: Mapping[str, object], line: int) -> list[Event]:
         """Anthropic results: the ``tool_result`` blocks of a user message."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Final, Protocol
 
-from ..events import Event, Notice, Result, digest
+from ..events import Call, Event, Notice, Response, Result, digest
 from ..jsonstream import Located, LogError
 
 MAX_PENDING: Final = 10_000
@@ -53,6 +53,36 @@ class Context:
     def forget(self) -> None:
         """A new conversation: no earlier call can be answered any more."""
         self.pending.clear()
+
+
+class Assembly:
+    """A model response read from several records: the line where it starts, its text
+    parts, its client calls and its server items, until :meth:`done`."""
+
+    def __init__(self, context: Context) -> None:
+        self.context = context
+        self.line = 0
+        self.texts: list[str] = []
+        self.calls: list[Call] = []
+        self.server: list[dict[str, object]] = []
+
+    def at(self, line: int) -> None:
+        """Model output on ``line``: the response starts there, if it has not yet."""
+        if not self.line:
+            self.line = line
+
+    def call(self, line: int, call: Call) -> None:
+        self.at(line)
+        self.calls.append(call)
+        self.context.called(call.call_id)
+
+    def done(self) -> list[Event]:
+        """The response (none when no output came), and a fresh start."""
+        if not self.line:
+            return []
+        response = Response(self.line, "".join(self.texts), tuple(self.calls), tuple(self.server))
+        self.line, self.texts, self.calls, self.server = 0, [], [], []
+        return [response]
 
 
 def string(value: object) -> str | None:

@@ -2,7 +2,8 @@
 
 ``response`` (``text``, ``calls`` of ``{"name", "arguments", "id"}``,
 ``server`` items), ``result`` (``id``, and ``output`` for result
-awareness), ``user``, ``resume`` (optionally with a ``state``).
+awareness), ``user``, ``resume`` (optionally with a ``state``); a record of
+another kind is a problem naming its line, left out.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from collections.abc import Iterable, Mapping
 
 from doomloop_kit.reference import UNDEFINED
 
-from ..events import Call, Event, Response, Resume
+from ..events import Call, Event, Response, Resume, Skipped
 from ..jsonstream import Located
 from .common import Context, string
 
@@ -37,7 +38,7 @@ class DoomloopReader:
             return []
         if kind == "resume":
             return [Resume(line, entry.get("state", UNDEFINED))]
-        raise self.context.error(line, f"unknown record kind {kind!r}")
+        return [Skipped(line, f"a doomloop record of unknown kind {kind!r}: left out")]
 
     def _response(self, entry: Mapping[str, object], line: int) -> Response:
         text = entry.get("text", "")

@@ -16,6 +16,8 @@ import subprocess
 from collections.abc import Sequence
 from typing import Any
 
+from doomloop_kit.jsvalue import jsjson
+
 from .support import REFERENCE, REPO
 
 GO_HARNESS = REPO / "ports" / "go" / "bin" / "doomloop-harness"
@@ -38,6 +40,7 @@ def normal(line: bytes) -> Any:
     """An answer as compared: the id and error code, or the id and the result's JSON
     text with every number as written (``"#1e+21"``) and members sorted."""
     as_written = {"parse_int": lambda s: "#" + s, "parse_float": lambda s: "#" + s}
+    jsjson.deep_enough()  # answers may echo values 10,000 levels deep (PROT-46)
     answer = json.loads(line, **as_written)  # type: ignore[arg-type]
     ident = answer.get("id")
     ident = int(ident[1:]) if isinstance(ident, str) else ident

@@ -12,7 +12,8 @@ from pathlib import Path
 from typing import Any
 
 from doomloop_kit.conformance import cli
-from doomloop_kit.vectorset.files import VectorFile, iter_vector_files, load_vector_file
+from doomloop_kit.vectorset import loading
+from doomloop_kit.vectorset.files import VectorFile
 
 from . import fixtures as fixtures
 
@@ -30,12 +31,16 @@ def committed_vectors() -> Path | None:
 
 @functools.cache
 def committed_files() -> tuple[VectorFile, ...]:
-    """The committed vector files, loaded and schema-checked once per test process.
+    """The committed vector files, loaded once per test process and schema-checked once
+    per test session.
 
-    Schema validation is most of the cost of loading the set, so every test
-    that reads the committed vectors shares this one load.
+    Schema validation is most of the cost of loading the set (about 20 s), so it goes
+    through the runner's validation cache (:mod:`doomloop_kit.vectorset.cache`, one
+    folder for the session: conftest.py), which every worker and every in-process run
+    shares: the set is checked once, not once per worker and once more per run.
     """
-    return tuple(load_vector_file(path) for path in iter_vector_files(COMMITTED))
+    vector_set = loading.open_vector_set(COMMITTED)
+    return tuple(source.load() for source in vector_set.files)
 
 
 def fault(name: str, nth: int = 1) -> str:
@@ -48,6 +53,12 @@ def mutant(name: str) -> str:
 
 def fixture_root(tmp: Path) -> Path:
     return fixtures.write_vector_set(tmp)
+
+
+def exactly(vector_id: str) -> str:
+    """A ``-k`` pattern selecting this one id: ``-k`` is a substring (``facts/x`` also selects
+    ``facts/x-undeclared``), but a glob matches the whole id, and ``[c]`` is a glob."""
+    return f"{vector_id[:-1]}[{vector_id[-1]}]"
 
 
 def run(args: list[str], report: Path | None = None) -> tuple[int, list[dict[str, Any]]]:

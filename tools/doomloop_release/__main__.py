@@ -29,6 +29,8 @@ from . import artefacts, changelog, declared, ledger, record
 SCRATCH = ".artifacts"
 DIST = "dist"
 GO_TAGS_FILE = "go-module-tags.txt"
+CONSTRAINTS_FILE = "constraints.txt"
+"""The pinned versions, beside the wheel: `pip install -c constraints.txt <wheel>`."""
 RECORD_FILE = "release.json"
 SUMS_FILE = "SHA256SUMS"
 
@@ -96,6 +98,7 @@ def build(root: Path, version: str, now: record.Record, reports: Path | None) ->
             return None
         out = work / "out"
         (out / GO_TAGS_FILE).write_text(go_tags_text(root, version), encoding="utf-8")
+        shutil.copyfile(root / CONSTRAINTS_FILE, out / CONSTRAINTS_FILE)
         (out / RECORD_FILE).write_bytes(now.dumps())
         (out / SUMS_FILE).write_text(_sums(out), encoding="utf-8")
         final = root / DIST / version
@@ -124,7 +127,9 @@ def write_record(root: Path, now: record.Record) -> Path:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="doomloop_release", description=__doc__)
+    parser = argparse.ArgumentParser(
+        allow_abbrev=False, prog="doomloop_release", description=__doc__
+    )
     parser.add_argument("version", help="the release version, e.g. 1.0.0")
     parser.add_argument("--root", type=Path, default=Path("."), help="the checkout (default .)")
     parser.add_argument(

@@ -104,7 +104,9 @@ def deploy(root: Path, reports: Path | None) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="doomloop_release.site", description=deploy.__doc__)
+    parser = argparse.ArgumentParser(
+        allow_abbrev=False, prog="doomloop_release.site", description=deploy.__doc__
+    )
     parser.add_argument("--root", type=Path, default=Path("."), help="the checkout (default .)")
     parser.add_argument("--reports", type=Path, help="conformance reports for the matrix")
     args = parser.parse_args(argv)

@@ -3,11 +3,12 @@
 ``doomloop-kit conformance run --report-json FILE`` writes a ``header`` line
 (with the harness's ``implementation`` and declared ``features``), one
 ``vector`` line per vector (``id``, ``file``, ``status``) and a ``footer`` line
-(totals). Every ``*.jsonl`` file of the reports directory is one row of the
-matrix. Columns are the vector families and the optional features; a cell
-counts the passed vectors over the vectors of that column in the run, e.g.
-``212/212``. The summary says, per run, whether the engine level (ENG-14)
-passes, fails or is not claimed: engine vectors are those of an ``engine-…``
+(totals). Every ``*.jsonl`` file of the reports directory is one column of the
+matrix, so that it stays narrow however many families there are; rows are
+the vector families and the optional features, and a cell counts the passed
+vectors over the vectors of that row in the run, e.g. ``212/212``. The
+summary says, per run, whether the engine level (ENG-14) passes, fails or is
+not claimed: engine vectors are those of an ``engine-…``
 family or needing the feature ``engine``. The page carries no timestamps or
 paths, so the same reports give the same page.
 """
@@ -173,7 +174,7 @@ def is_engine_vector(family: str, features: list[str]) -> bool:
 
 
 def engine_level(run: Run, engine: Cell) -> str:
-    """The engine column of a run: passes, fails or not claimed (feature not declared)."""
+    """The engine level of a run: passes, fails or not claimed (feature not declared)."""
     if ENGINE_FEATURE not in run.declared:
         return f"not claimed (no `{ENGINE_FEATURE}` feature)"
     if engine.bad:
@@ -199,9 +200,9 @@ def page(runs: list[Run], catalog: Catalog, reports_hint: str, manifest: Path | 
         "built from the conformance runner's JSON-lines reports "
         f"(`doomloop-kit conformance run --report-json`; read from `{reports_hint}`, "
         "set `DOOMLOOP_DOCS_REPORTS` to read another folder). A cell counts the passed "
-        "vectors over the vectors of that column in the run: `212/212` is all passed. "
+        "vectors over the vectors of that row in the run: `212/212` is all passed. "
         "Failing cells are bold; *skipped* vectors need a feature the harness does not "
-        "declare. The *Engine level* column reads the engine vectors (families "
+        "declare. The *Engine level* row reads the engine vectors (families "
         "`engine-…`, or needing the feature `engine`): a port claims the level by "
         "declaring `engine` (see [the engine level](engine/index.md)).",
         "",
@@ -234,18 +235,25 @@ def page(runs: list[Run], catalog: Catalog, reports_hint: str, manifest: Path | 
         | {name for run in runs for name in run.declared}
     )
 
-    summary = [
-        "## Implementations {#implementations}",
-        "",
-        "| Implementation | Protocol | Declared features | Passed | Failing | Skipped "
-        "| Engine level | Run |",
-        "| --- | --- | --- | ---: | ---: | ---: | --- | --- |",
-    ]
-    family_rows: list[tuple[str, Cell, dict[tuple[str, str], Cell]]] = []
-    feature_rows = []
+    labels = [run.label for run in runs]
+    head = "| {} | " + " | ".join(md_cell(label) for label in labels) + " |"
+    rule = "| --- | " + " | ".join("---:" for _ in runs) + " |"
+    facts: dict[str, list[str]] = {
+        name: []
+        for name in (
+            "Protocol",
+            "Declared features",
+            "Passed",
+            "Failing",
+            "Skipped",
+            "Engine level",
+            "Run",
+        )
+    }
+    family_cells: list[dict[tuple[str, str], Cell]] = []
+    feature_cells: list[dict[str, Cell]] = []
     for run in runs:
         statuses = Counter(str(v.get("status")) for v in run.vectors)
-        bad = sum(statuses[s] for s in BAD)
         state = run_state(run.footer)
         if current_sha and run.manifest_sha256 and run.manifest_sha256 != current_sha:
             state += " (**stale**: another vector set)"
@@ -258,32 +266,38 @@ def page(runs: list[Run], catalog: Catalog, reports_hint: str, manifest: Path | 
         else:
             declared = ", ".join(f"`{f}`" for f in run.declared)
         cells = {col: Cell() for col in columns}
-        feature_cells = {name: Cell() for name in feature_names}
-        total = Cell()
+        features = {name: Cell() for name in feature_names}
         engine = Cell()
         for item in run.vectors:
             status = str(item.get("status"))
             column = column_of(item, catalog_files)
-            features = features_by_id.get(str(item.get("id")), [])
+            needed = features_by_id.get(str(item.get("id")), [])
             cells[column].add(status)
-            total.add(status)
-            for name in features:
-                feature_cells[name].add(status)
-            if is_engine_vector(column[1], features):
+            for name in needed:
+                features[name].add(status)
+            if is_engine_vector(column[1], needed):
                 engine.add(status)
-        summary.append(
-            f"| {md_cell(run.label)} | {run.protocol if run.protocol is not None else '?'} | "
-            f"{declared} | {statuses[PASSED]}/{len(run.vectors)} | {bad} | "
-            f"{statuses['skipped']} | {engine_level(run, engine)} | {state} |"
-        )
-        family_rows.append((run.label, total, cells))
-        feature_rows.append(
-            f"| {md_cell(run.label)} | "
-            + " | ".join(
-                feature_cells[n].text() + (" ✓" if n in run.declared else "") for n in feature_names
-            )
-            + " |"
-        )
+        for name, value in (
+            ("Protocol", str(run.protocol) if run.protocol is not None else "?"),
+            ("Declared features", declared),
+            ("Passed", f"{statuses[PASSED]}/{len(run.vectors)}"),
+            ("Failing", str(sum(statuses[s] for s in BAD))),
+            ("Skipped", str(statuses["skipped"])),
+            ("Engine level", engine_level(run, engine)),
+            ("Run", state),
+        ):
+            facts[name].append(value)
+        family_cells.append(cells)
+        feature_cells.append(features)
+
+    out += [
+        "## Implementations {#implementations}",
+        "",
+        head.format(""),
+        rule,
+        *(f"| {name} | " + " | ".join(values) + " |" for name, values in facts.items()),
+        "",
+    ]
 
     known = {(f.kind, f.family) for f in catalog.files}
 
@@ -293,41 +307,49 @@ def page(runs: list[Run], catalog: Catalog, reports_hint: str, manifest: Path | 
             return f"[{family}](vectors/{kind}/{family}.md)"
         return family
 
-    out += [*summary, ""]
     out += ["## By family {#by-family}", ""]
     kinds = list(dict.fromkeys(kind for kind, _ in columns))
     for kind in kinds:
         group = [c for c in columns if c[0] == kind]
+        subtotals = []
+        for cells in family_cells:
+            subtotal = Cell()
+            for c in group:
+                subtotal.passed += cells[c].passed
+                subtotal.total += cells[c].total
+                subtotal.bad += cells[c].bad
+                subtotal.skipped += cells[c].skipped
+            subtotals.append(subtotal.text())
         out += [
             f"### {kind.capitalize()} families {{#by-family-{kind}}}",
             "",
-            "| Implementation | All " + kind + " | " + " | ".join(header(c) for c in group) + " |",
-            "| --- | ---: | " + " | ".join("---:" for _ in group) + " |",
+            head.format("Family"),
+            rule,
+            f"| **All {kind}** | " + " | ".join(subtotals) + " |",
+            *(
+                f"| {header(c)} | " + " | ".join(cells[c].text() for cells in family_cells) + " |"
+                for c in group
+            ),
+            "",
         ]
-        for label, _, cells in family_rows:
-            subtotal = Cell()
-            for c in group:
-                cell = cells[c]
-                subtotal.passed += cell.passed
-                subtotal.total += cell.total
-                subtotal.bad += cell.bad
-                subtotal.skipped += cell.skipped
-            out.append(
-                f"| {md_cell(label)} | {subtotal.text()} | "
-                + " | ".join(cells[c].text() for c in group)
-                + " |"
-            )
-        out.append("")
     if feature_names:
         out += [
             "## By feature {#by-feature}",
             "",
-            "A column counts the vectors that need the feature; ✓ marks a feature the "
+            "A cell counts the vectors that need the feature; ✓ marks a feature the "
             "harness declares.",
             "",
-            "| Implementation | " + " | ".join(f"`{n}`" for n in feature_names) + " |",
-            "| --- | " + " | ".join("---:" for _ in feature_names) + " |",
-            *feature_rows,
+            head.format("Feature"),
+            rule,
+            *(
+                f"| `{name}` | "
+                + " | ".join(
+                    cells[name].text() + (" ✓" if name in run.declared else "")
+                    for run, cells in zip(runs, feature_cells, strict=True)
+                )
+                + " |"
+                for name in feature_names
+            ),
             "",
         ]
     out += [

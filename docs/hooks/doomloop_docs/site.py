@@ -357,7 +357,24 @@ def _links_for(state: BuildState, page: Page, files: Files) -> vectors.Links:
     return vectors.Links(statement=statement, feature=feature)
 
 
+_TABLE_CELL = re.compile(r"<t([dh])([^>]*)>(.*?)</t\1>", re.DOTALL)
+_CODE_SPAN = re.compile(r"<code>(.*?)</code>", re.DOTALL)
+
+
+def unescape_table_pipes(html: str) -> str:
+    """A pipe in a code span of a table cell is written ``\\|`` in the Markdown (GitHub
+    needs it to keep the cell whole); Python-Markdown keeps the backslash inside the
+    code span, so the page showed ``\\|``: the pipe alone is shown."""
+
+    def cell(match: re.Match[str]) -> str:
+        body = _CODE_SPAN.sub(lambda code: code.group(0).replace("\\|", "|"), match.group(3))
+        return f"<t{match.group(1)}{match.group(2)}>{body}</t{match.group(1)}>"
+
+    return _TABLE_CELL.sub(cell, html) if "\\|" in html else html
+
+
 def on_page_content(html: str, page: Page, config: MkDocsConfig, files: Files) -> str:
+    html = unescape_table_pipes(html)
     state = _state()
     vector_file = state.vector_pages.get(page.file.src_uri)
     if vector_file is None:

@@ -2,7 +2,7 @@
 
 One page per vector file (``vectors/<kind>/<family>.md`` in the site), each
 vector anchored by its id (the element id *is* the vector id, so
-``.../vectors/curated/fanout/#fanout/declared-repeat-three`` finds it), with
+``.../vectors/curated/fanout.html#fanout/declared-repeat-three`` finds it), with
 its description, linked spec ids, tags, features, option, initial state and a
 table of steps (step number, operation, inputs as compact JSON, expected
 result). An engine vector (a ``scenario`` and its ``facts`` in place of
@@ -414,7 +414,7 @@ def lookup_map(catalog: Catalog) -> str:
     """JSON: vector id -> its anchor, as a site-root-relative URL (``vectors/...#id``)."""
     ids: dict[str, str] = {}
     for f in catalog.files:
-        page = f"vectors/{f.kind}/{f.family}/"
+        page = f"vectors/{f.kind}/{f.family}.html"  # pages are files (use_directory_urls off)
         for v in f.vectors:
             ids.setdefault(str(v.get("id")), f"{page}#{v.get('id')}")
     return json.dumps(ids, sort_keys=True, separators=(",", ":")) + "\n"
@@ -443,7 +443,7 @@ def index_page(catalog: Catalog, links_page: Callable[[VectorFile], str], extra:
         LOOKUP_FORM,
         "",
         "The box takes an exact id (from a conformance report) or the start of one; "
-        "`vectors/?id=<vector id>` jumps straight to the vector.",
+        "`vectors/index.html?id=<vector id>` jumps straight to the vector.",
         "",
     ]
     out.append(f"{catalog.total} vectors in {len(catalog.files)} files.")

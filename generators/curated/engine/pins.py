@@ -725,10 +725,10 @@ PINS: list[JsonObject] = [
     ),
     scenario(
         "P-51",
-        "The final text is the first message that has output text: a message without "
-        "any is passed over",
+        "The final text is the first message item's: a first message without output text "
+        "gives the empty text, a later message's text is not read",
         ["ENG-157"],
-        [{"kind": "end", "at": "/finalText", "equals": "done"}],
+        [{"kind": "end", "at": "/finalText", "equals": ""}],
         doomLoop=True,
         runs=[fresh([turn(_message_parts(), text("done"))])],
         rule="4.2",

@@ -35,8 +35,10 @@ from doomloop_kit.vectorset.files import Vector, VectorFile
 from ... import build
 from .brief import SCENARIOS
 from .builders import call, decide, fresh, text, turn
+from .example import WORKED_EXAMPLE
 from .facts import FactFailure, check_fact
 from .pins import PINS
+from .sdk_checked import SDK_CHECKED
 from .sdk_loop import SDK_LOOP
 from .statements import STATEMENTS
 
@@ -45,6 +47,8 @@ BAD_INPUT_FAMILY: Final = "engine-bad-input"
 STATEMENTS_FAMILY: Final = "engine-statements"
 PINS_FAMILY: Final = "engine-pins"
 SDK_LOOP_FAMILY: Final = "engine-sdk-loop"
+SDK_CHECKED_FAMILY: Final = "engine-sdk-checked"
+EXAMPLE_FAMILY: Final = "engine-example"
 BAD_SCENARIO: Final = "bad-scenario"
 """The fact kind of a malformed scenario: ``names`` is a part the error message names."""
 
@@ -110,7 +114,7 @@ def scenario_vector(entry: Mapping[str, Any], family: str = SCENARIOS_FAMILY) ->
     scenario = cast(Mapping[str, Any], entry["scenario"])
     name = slug(str(scenario["id"]).replace("/", " ") + " " + str(entry["title"]))
     brief = str(entry["brief"])
-    origin = f"brief rule {entry['rule']}," if "rule" in entry else "brief"
+    origin = entry.get("origin") or (f"brief rule {entry['rule']}," if "rule" in entry else "brief")
     return engine_vector(
         f"{family}/{name}",
         f"{origin} {scenario['id']}: {entry['title']}",
@@ -158,6 +162,27 @@ def sdk_loop_file() -> VectorFile:
         "what the SDK's real run loop does (engine brief section 10), one fact each, "
         "expectations from the reference engine, checked against the fact",
         [scenario_vector(entry, SDK_LOOP_FAMILY) for entry in SDK_LOOP],
+    )
+
+
+def sdk_checked_file() -> VectorFile:
+    return VectorFile(
+        "curated",
+        SDK_CHECKED_FAMILY,
+        "what the SDK's run loop does where the brief and its recordings were silent, "
+        "decided by running the SDK itself (issue 30), one fact each, expectations from "
+        "the reference engine, checked against the fact",
+        [scenario_vector(entry, SDK_CHECKED_FAMILY) for entry in SDK_CHECKED],
+    )
+
+
+def example_file() -> VectorFile:
+    return VectorFile(
+        "curated",
+        EXAMPLE_FAMILY,
+        "the worked example of spec section 15.8, shown and explained there; expectation "
+        "from the reference engine, checked against its facts",
+        [scenario_vector(WORKED_EXAMPLE, EXAMPLE_FAMILY)],
     )
 
 
@@ -475,6 +500,48 @@ BAD_INPUT: Final[list[dict[str, Any]]] = [
         "scenario": _scenario("malformed-run-neither-fresh-nor-decision", runs=[{"model": []}]),
         "fact": _rejected("runs[0]"),
     },
+    {
+        "name": "malformed-message-content-not-a-list",
+        "description": "a message item whose content is a string is bad-scenario: the SDK "
+        "reads the content of a response's first message as a list and throws",
+        "spec": ["ENG-177"],
+        "scenario": _scenario(
+            "malformed-message-content-not-a-list",
+            runs=[fresh([turn({"type": "message", "role": "assistant", "content": "hi"})])],
+        ),
+        "fact": _rejected("runs[0].model[0].output[0].content"),
+    },
+    {
+        "name": "malformed-message-part-not-an-object",
+        "description": "a message part that is a number is bad-scenario: the SDK looks for "
+        "a type member in every part of a response's first message and throws",
+        "spec": ["ENG-177"],
+        "scenario": _scenario(
+            "malformed-message-part-not-an-object",
+            runs=[
+                fresh(
+                    [
+                        turn(
+                            {
+                                "type": "message",
+                                "role": "assistant",
+                                "content": [5, {"type": "output_text", "text": "z"}],
+                            }
+                        )
+                    ]
+                )
+            ],
+        ),
+        "fact": _rejected("runs[0].model[0].output[0].content[0]"),
+    },
+    {
+        "name": "run-without-a-model",
+        "description": "a fresh turn without a model member has no scripted response: its "
+        "first dispatch fails with script-exhausted",
+        "spec": ["ENG-20", "ENG-141"],
+        "scenario": _scenario("run-without-a-model", runs=[{"input": "go"}]),
+        "fact": _end("/error", {"kind": "script-exhausted", "dispatch": 0}),
+    },
 ]
 """The bad-input cases: one fact each (``fact``), the statement it pins (``spec``)."""
 
@@ -507,4 +574,6 @@ def engine_files() -> list[VectorFile]:
         statements_file(),
         *([pins_file()] if PINS else []),
         sdk_loop_file(),
+        sdk_checked_file(),
+        example_file(),
     ]

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"slices"
+	"strings"
 
 	"doomloop.invalid/harness/jsvalue"
 	doomloop "doomloop.invalid/ports/go"
@@ -190,25 +191,23 @@ func (d *detection) checkResponse(output []any) {
 	}
 }
 
-// responseText is a response's text: the output_text parts, joined, of the
-// first message item that has any; "" when none has (ENG-157).
+// responseText is a response's text: the output_text parts, joined, of its
+// first message item; "" when that item has none or there is no message item
+// (ENG-157). The scenario reader made sure that a message's content is a list
+// of objects and every output_text part's text a string (ENG-177).
 func responseText(output []any) string {
 	for _, raw := range output {
 		item := asObject(raw)
 		if item.Value("type") != "message" {
 			continue
 		}
-		parts, _ := item.Value("content").([]any)
-		found, text := false, ""
-		for _, part := range parts {
-			if p := asObject(part); p != nil && p.Value("type") == "output_text" {
-				s, _ := p.Value("text").(string)
-				found, text = true, text+s
+		var text strings.Builder
+		for _, part := range item.Value("content").([]any) {
+			if p := asObject(part); p.Value("type") == "output_text" {
+				text.WriteString(p.Value("text").(string))
 			}
 		}
-		if found {
-			return text
-		}
+		return text.String()
 	}
 	return ""
 }

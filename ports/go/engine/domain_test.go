@@ -2,6 +2,7 @@ package engine
 
 import (
 	"errors"
+	"slices"
 	"testing"
 
 	"doomloop.invalid/harness/jsvalue"
@@ -61,13 +62,10 @@ func TestAHITLCallBesideApprovalsStaysPending(t *testing.T) {
 	}
 }
 
-// A scenario whose option throws when resolved (JS TypeError), or whose
-// tool choice is null or has no canonical form (ENG-172, ENG-173), is not
-// well formed.
+// A scenario whose tool choice is null or has no canonical form (ENG-172,
+// ENG-173) is not well formed.
 func TestScenariosThatCannotMakeARunAreBad(t *testing.T) {
 	for name, scenario := range map[string]string{
-		"null option":      `{"id": "x", "runs": [{"input": "go", "doomLoop": null}]}`,
-		"null text option": `{"id": "x", "doomLoop": {"text": null}, "runs": [{"input": "go"}]}`,
 		"null tool choice": `{"id": "x", "request": {"toolChoice": null}, "runs": [{"input": "go"}]}`,
 		"infinite choice":  `{"id": "x", "request": {"toolChoice": {"type": "function", "n": 1e400}}, "runs": [{"input": "go"}]}`,
 		"fractional count": `{"id": "x", "request": {"toolChoiceFromDispatch": 0.5}, "runs": [{"input": "go"}]}`,
@@ -82,4 +80,27 @@ func TestScenariosThatCannotMakeARunAreBad(t *testing.T) {
 	}
 	// an overridden scenario option is never resolved; a large integer is a count
 	runJSON(t, `{"id": "x", "doomLoop": null, "request": {"stopWhenSteps": 1e300}, "runs": [{"input": "go", "doomLoop": true, "model": [{"output": []}]}]}`)
+}
+
+// An option whose resolution throws (JS TypeError) fails its run with
+// type-error before the run is built, keeping the warnings printed before
+// the throw (ENG-176, CFG-47); the scenario is well formed.
+func TestAnOptionThatThrowsFailsItsRun(t *testing.T) {
+	for name, c := range map[string]struct {
+		scenario string
+		codes    []string
+	}{
+		"null option":      {`{"id": "x", "runs": [{"input": "go", "doomLoop": null}]}`, nil},
+		"null text option": {`{"id": "x", "doomLoop": {"ladder": {"escalate": 4}, "text": null}, "runs": [{"input": "go"}]}`, []string{"dead-rung", "escalation-rung-unconfigured"}},
+		"null escalation":  {`{"id": "x", "doomLoop": {"ladder": {"block": 6, "stop": 6}, "escalation": null}, "runs": [{"input": "go"}]}`, []string{"dead-rung"}},
+	} {
+		transcript := runJSON(t, c.scenario)
+		run := transcript.Runs[0]
+		if run.End.Error != errTypeError || run.End.Reason != "" || run.Config != nil || len(run.Dispatches) != 0 {
+			t.Errorf("%s: end %+v, config %v, %d dispatches", name, run.End, run.Config, len(run.Dispatches))
+		}
+		if !slices.Equal(run.ConfigWarnings, c.codes) {
+			t.Errorf("%s: config warnings %v, want %v", name, run.ConfigWarnings, c.codes)
+		}
+	}
 }

@@ -61,6 +61,7 @@ type run struct {
 	saved          *Object // the state saved last (ENG-156)
 	done           bool    // the run paused or ended
 	loadedStatus   any
+	unbuilt        *runFailure // the option's resolution failed: the run is never built (ENG-176)
 	end            RunEnd
 }
 
@@ -70,11 +71,14 @@ type run struct {
 func newRun(s *Scenario, turn *Turn, index int, loaded *Object, opts *options) *run {
 	r := &run{scenario: s, turn: turn, index: index, rec: &recorder{}, reason: complete,
 		resolver: &resolver{scenario: s, invocations: map[string]int{}}, state: loadConversation(loaded)}
-	config, warnings, _ := doomloop.ResolveOption(jsvalue.Plain(s.option(turn))) // ENG-24; ParseScenario checked it
+	config, warnings, err := doomloop.ResolveOption(jsvalue.Plain(s.option(turn))) // ENG-24
 	r.config = config
-	for _, w := range warnings {
+	for _, w := range warnings { // on a failure, those printed before it (CFG-47)
 		r.configWarnings = append(r.configWarnings, w.Code)
 		r.rec.warn(w.Message)
+	}
+	if err != nil { // the run is never built (ENG-176)
+		r.unbuilt = &runFailure{kind: errTypeError, message: err.Error(), unbuilt: true}
 	}
 	if config != nil {
 		monitor := doomloop.NewMonitor(config, doomloop.WithWarn(r.rec.monitorLog)) // ENG-30: starts empty
@@ -313,8 +317,7 @@ func (r *run) complete(resp *response, reason string) error {
 // seal gives every call whose id no output answers the halt output (ENG-85,
 // ENG-106, ENG-150).
 func (r *run) seal(resp *response, outputs []any) {
-	message, hasMessage := asObject(r.stopVerdict()).Value("message").(string)
-	halt := jsvalue.Stringify(jsvalue.NewObject("error", haltText(message, hasMessage)))
+	halt := jsvalue.Stringify(jsvalue.NewObject("error", haltText(r.stopVerdict())))
 	for _, c := range unanswered(resp.calls, outputs) {
 		r.state.messages = append(r.state.messages, functionCallOutput(c.id, halt))
 	}
@@ -368,6 +371,9 @@ func (r *run) restore() error {
 
 // initialise is ENG-160.
 func (r *run) initialise() error {
+	if r.unbuilt != nil {
+		return r.unbuilt
+	}
 	if r.turn.decisionResume() && !r.scenario.StateAccessor { // ENG-143
 		return &runFailure{kind: errDecisionsNeedState, message: "a decision resume needs a state accessor", unbuilt: true}
 	}
@@ -390,6 +396,9 @@ func (r *run) initialise() error {
 	resp, err := r.dispatch(initialDispatch, r.input)
 	if err != nil {
 		return err
+	}
+	if r.turn.EmptyText && len(r.state.messages) == 0 {
+		r.input = []any{} // ENG-174: the empty text reaches the first dispatch only
 	}
 	return r.firstResponse(resp)
 }
@@ -621,12 +630,17 @@ func (r *run) decisionResume() error {
 	return r.firstResponse(resp)
 }
 
-// unsentOutputItem is an unsent result as the model receives it on the
-// resume dispatch (ENG-80).
+// unsentOutputItem is an unsent result as the model receives it when it is
+// folded (ENG-155, ENG-175): {"error": E} when its error is truthy in JS, else
+// its output, encoded; without an output member the item has none either
+// (JSON.stringify of undefined gives nothing).
 func unsentOutputItem(result *Object) *Object {
-	value := result.Value("output")
-	if failure, _ := result.Get("error"); failure != nil {
-		value = jsvalue.NewObject("error", failure)
+	callID := jsString(result.Value("callId"))
+	if failure := result.Value("error"); jsvalue.Truthy(failure) {
+		return functionCallOutput(callID, jsvalue.Stringify(jsvalue.NewObject("error", failure)))
 	}
-	return functionCallOutput(jsString(result.Value("callId")), jsvalue.Stringify(value))
+	if output, ok := result.Get("output"); ok {
+		return functionCallOutput(callID, jsvalue.Stringify(output))
+	}
+	return jsvalue.NewObject("type", "function_call_output", "id", "output_"+callID, "callId", callID)
 }

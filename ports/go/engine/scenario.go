@@ -71,9 +71,11 @@ type Request struct {
 type Turn struct {
 	DoomLoop any   // jsvalue.Undefined: the scenario's option applies
 	Input    []any // the new input items; nil without input
-	Approve  []string
-	Reject   []string
-	Model    [][]any // the scripted responses' output items
+	// EmptyText is an input that was the empty string: later dispatches may leave it out (ENG-174)
+	EmptyText bool
+	Approve   []string
+	Reject    []string
+	Model     [][]any // the scripted responses' output items
 }
 
 // decisionResume: a non-empty approval or rejection list (ENG-158).
@@ -265,11 +267,6 @@ func readScenario(v any) (*Scenario, error) {
 			return nil, err
 		}
 		s.Runs = append(s.Runs, turn)
-		// an option whose resolution throws in JS (null, or a null text or
-		// escalation member) cannot make a run: the scenario is not well formed
-		if _, _, err := doomloop.ResolveOption(jsvalue.Plain(s.option(&turn))); err != nil {
-			return nil, badScenario("runs[%d]: the doomLoop option: %v", i, err)
-		}
 	}
 	return s, f.err
 }
@@ -368,6 +365,7 @@ func readTurn(v any, where string) (Turn, error) {
 	switch input := f.member("input").(type) {
 	case string:
 		t.Input = []any{jsvalue.NewObject("role", "user", "content", input)}
+		t.EmptyText = input == ""
 	case nil, jsvalue.Undefined:
 	default:
 		t.Input = []any{}
@@ -417,10 +415,17 @@ func readResponse(v any, where string) ([]any, error) {
 				}
 			}
 		}
-		if content, ok := item.Value("content").([]any); ok && kind == "message" {
+		if kind == "message" { // ENG-177: the content is a list of objects
+			content, ok := item.Value("content").([]any)
+			if !ok {
+				return nil, badScenario("%s.content: expected a list, got %s", at, typeName(item.Value("content")))
+			}
 			for j, part := range content {
 				p := asObject(part)
-				if p != nil && p.Value("type") == "output_text" {
+				if p == nil {
+					return nil, badScenario("%s.content[%d]: expected an object, got %s", at, j, typeName(part))
+				}
+				if p.Value("type") == "output_text" {
 					if _, ok := p.Value("text").(string); !ok {
 						return nil, badScenario("%s.content[%d].text: expected a string", at, j)
 					}

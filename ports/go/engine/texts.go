@@ -1,12 +1,18 @@
 package engine
 
+import (
+	"strconv"
+	"strings"
+
+	"doomloop.invalid/harness/jsvalue"
+)
+
 // The texts the engine itself writes to the model (spec §15.4.1), code unit
 // for code unit. Verdict messages are the monitor's; these wrap them.
 
 const (
 	escalationNoticeSuffix = "An escalated turn follows: use the additional guidance to change course."
 	haltPrefix             = "Run halted by doom-loop detection: "
-	haltWithoutMessage     = "Run halted by doom-loop detection."
 	// finalDirective closes the input of the stopWhen final dispatch (ENG-169).
 	finalDirective = "You have reached the tool-use limit, and tools are no longer available. " +
 		"Do not attempt to call any more tools. Using the information you already have, write your final answer now."
@@ -38,12 +44,42 @@ func malformedArguments(toolName, raw string) string {
 		` Raw arguments received: "` + raw + `". Please provide valid JSON arguments for this tool call.`
 }
 
-// haltText is the output text of a call sealed at a stop gate (ENG-106).
-func haltText(message string, hasMessage bool) string {
-	if !hasMessage {
-		return haltWithoutMessage
+// haltText is the output text of a call sealed at a stop gate (ENG-106): the
+// prefix, then JS String(verdict.message), which a verdict that is not an
+// object, or has no message, makes "undefined".
+func haltText(verdict any) string {
+	message := any(jsvalue.Undefined{})
+	if o := asObject(verdict); o != nil {
+		message = o.Value("message")
 	}
-	return haltPrefix + message
+	return haltPrefix + jsToString(message)
+}
+
+// jsToString is JS String(v) for a JSON value the engine holds: an array is its
+// elements joined by commas (null elements empty), an object "[object Object]".
+func jsToString(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return "null"
+	case jsvalue.Undefined:
+		return "undefined"
+	case string:
+		return x
+	case bool:
+		return strconv.FormatBool(x)
+	case []any:
+		parts := make([]string, len(x))
+		for i, item := range x {
+			if item != nil && !jsvalue.IsUndefined(item) {
+				parts[i] = jsToString(item)
+			}
+		}
+		return strings.Join(parts, ",")
+	}
+	if f, ok := jsvalue.Number(v); ok {
+		return jsvalue.FormatNumber(f)
+	}
+	return "[object Object]"
 }
 
 // blockWithoutMessage answers a blocked call whose verdict has no message (ENG-107).

@@ -218,15 +218,65 @@ func TestRunScenarioGetsTheScenarioAsSent(t *testing.T) {
 	}
 }
 
-// A scenario nested deeper than encoding/json reads (10,000) but within
-// what the request parser accepts still reaches the port as sent, its
-// member order kept (ENG-105): never written again with members sorted.
+// A scenario as deep as a request line may nest (PROT-45: 10,000 levels, the
+// request and the scenario object among them) reaches the port as sent, its
+// member order kept (ENG-105): never written again with members sorted. One
+// level deeper, the line is answered bad-request with id null, unparsed.
 func TestRunScenarioGetsADeepScenarioAsSent(t *testing.T) {
-	depth := 20000
-	scenario := `{"z":1,"a":` + strings.Repeat("[", depth) + strings.Repeat("]", depth) + `}`
-	r := answers(t, scenarioPort{}, `{"id":1,"op":"runScenario","scenario":`+scenario+`}`)
-	if got, _ := r[0]["result"].(string); got != scenario {
-		t.Errorf("answer %.80v…", r[0])
+	for depth, within := range map[int]bool{MaxLineDepth - 2: true, MaxLineDepth - 1: false} {
+		scenario := `{"z":1,"a":` + strings.Repeat("[", depth) + strings.Repeat("]", depth) + `}`
+		r := answers(t, scenarioPort{}, `{"id":1,"op":"runScenario","scenario":`+scenario+`}`)
+		got, _ := r[0]["result"].(string)
+		if within && got != scenario {
+			t.Errorf("depth %d: answer %.80v…", depth, r[0])
+		}
+		if !within && (codeOf(r[0]) != CodeBadRequest || r[0]["id"] != nil) {
+			t.Errorf("depth %d: want bad-request with id null, got %.80v…", depth, r[0])
+		}
+	}
+}
+
+// The bounds of a line (PROT-45): a line longer than MaxLineBytes is read to
+// its end without being held and answered bad-request with id null; the next
+// line is answered as usual. A line that long exactly is read.
+func TestALineLongerThanTheBoundIsBadRequest(t *testing.T) {
+	padded := func(id string, size int) string {
+		head := `{"id":` + id + `,"op":"no-such-op","pad":"`
+		return head + strings.Repeat("x", size-len(head)-2) + `"}`
+	}
+	input := padded("1", MaxLineBytes) + "\n" + padded("2", MaxLineBytes+1) + "\n" +
+		`{"id":3,"op":"no-such-op"}` + "\n"
+	var out, errs strings.Builder
+	if status := Run(bare{}, strings.NewReader(input), &out, &errs); status != 0 {
+		t.Fatalf("status %d: %s", status, errs.String())
+	}
+	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+	want := []string{`"id":1`, `"id":null`, `"id":3`}
+	if len(lines) != len(want) {
+		t.Fatalf("%d answers, want %d", len(lines), len(want))
+	}
+	for i, line := range lines {
+		if !strings.Contains(line, want[i]) {
+			t.Errorf("answer %d: %.120s, want %s", i, line, want[i])
+		}
+	}
+	if !strings.Contains(lines[1], CodeBadRequest) {
+		t.Errorf("the long line: %.120s, want bad-request", lines[1])
+	}
+}
+
+// deeperThan counts the brackets outside strings, escapes included.
+func TestDeeperThanSkipsStrings(t *testing.T) {
+	for text, want := range map[string]bool{
+		`[[1]]`:                false,
+		`[[[1]]]`:              true,
+		`["[[[[",{"a":"]]]"}]`: false,
+		`["\"[[[["]`:           false,
+		`[[{"a\\":[]}]]`:       true,
+	} {
+		if got := deeperThan([]byte(text), 2); got != want {
+			t.Errorf("deeperThan(%s, 2) = %v, want %v", text, got, want)
+		}
 	}
 }
 

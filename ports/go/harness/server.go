@@ -39,6 +39,64 @@ func Serve(port Port) int {
 // no answer (PROT-44). Other Unicode spaces make a line that is not JSON.
 const jsonWhitespace = " \t\r\n"
 
+// MaxLineBytes and MaxLineDepth are the bounds of a protocol line, the same
+// in every harness (PROT-45, PROT-46): a request line longer than
+// MaxLineBytes (its line feed aside), or nesting arrays and objects deeper
+// than MaxLineDepth levels (the request object is the first), is answered
+// bad-request with id null before it is parsed; a response is never written
+// deeper than MaxLineDepth levels (such a result is answered internal).
+const (
+	MaxLineBytes = 64 << 20
+	MaxLineDepth = 10000
+)
+
+// readLine reads one line (its line feed included, when there is one) with
+// at most MaxLineBytes of it held: a longer line is read to its end and
+// dropped, tooLong set.
+func readLine(in *bufio.Reader) (line []byte, tooLong bool, err error) {
+	size := 0
+	for {
+		chunk, readErr := in.ReadSlice('\n')
+		size += len(chunk)
+		content := size
+		if readErr == nil {
+			content-- // the line feed
+		}
+		if content > MaxLineBytes {
+			tooLong, line = true, nil
+		} else {
+			line = append(line, chunk...)
+		}
+		if readErr != bufio.ErrBufferFull {
+			return line, tooLong, readErr
+		}
+	}
+}
+
+// deeperThan reports whether JSON text nests arrays and objects deeper than
+// limit levels (brackets inside strings aside), in one pass.
+func deeperThan(text []byte, limit int) bool {
+	depth, inString := 0, false
+	for i := 0; i < len(text); i++ {
+		c := text[i]
+		switch {
+		case inString && c == '\\':
+			i++
+		case inString:
+			inString = c != '"'
+		case c == '"':
+			inString = true
+		case c == '[' || c == '{':
+			if depth++; depth > limit {
+				return true
+			}
+		case c == ']' || c == '}':
+			depth--
+		}
+	}
+	return false
+}
+
 // Run is Serve over the given streams. Every non-blank input line gets
 // exactly one response line, in order, flushed at once; bad input never
 // stops it. The port's logs (WarnFunc) go to stderr, one line each.
@@ -48,9 +106,13 @@ func Run(port Port, stdin io.Reader, stdout, stderr io.Writer) int {
 	server := NewServer(port)
 	server.Log = stderr
 	for {
-		line, readErr := in.ReadBytes('\n')
-		if len(bytes.Trim(line, jsonWhitespace)) > 0 {
-			out.Write(server.HandleLine(bytes.TrimRight(line, "\r\n")))
+		line, tooLong, readErr := readLine(in)
+		if tooLong || len(bytes.Trim(line, jsonWhitespace)) > 0 {
+			if tooLong {
+				out.Write(errorLine(nil, badRequest("a line longer than %d MiB (PROT-45)", MaxLineBytes>>20)))
+			} else {
+				out.Write(server.HandleLine(bytes.TrimRight(line, "\r\n")))
+			}
 			out.WriteByte('\n')
 			if err := out.Flush(); err != nil {
 				fmt.Fprintf(stderr, "harness: writing a response: %v\n", err)
@@ -113,6 +175,9 @@ func (s *Server) HandleLine(line []byte) []byte {
 		if !utf8.Valid(line) { // not UTF-8, so not JSON: never read with U+FFFD (PROT-44)
 			return nil, badRequest("not JSON: the line is not UTF-8")
 		}
+		if deeperThan(line, MaxLineDepth) { // unparsed, id unread (PROT-45)
+			return nil, badRequest("a line nested deeper than %d levels (PROT-45)", MaxLineDepth)
+		}
 		parsed, err := jsvalue.ParseJSON(line)
 		if err != nil {
 			return nil, badRequest("%v", err)
@@ -132,18 +197,25 @@ func (s *Server) HandleLine(line []byte) []byte {
 		}
 		return s.dispatch(op, req, line)
 	}()
-	var response map[string]any
 	if opErr != nil {
-		response = map[string]any{"id": id, "error": map[string]any{"code": opErr.Code, "message": opErr.Message}}
-	} else {
-		response = map[string]any{"id": id, "result": jsvalue.EncodeTagged(result)}
+		return errorLine(id, opErr)
 	}
-	out, err := jsvalue.AppendJSON(nil, response)
+	out, err := jsvalue.AppendJSON(nil, map[string]any{"id": id, "result": jsvalue.EncodeTagged(result)})
 	if err != nil {
-		out, err = jsvalue.AppendJSON(nil, map[string]any{"id": id,
-			"error": map[string]any{"code": CodeInternal, "message": "unencodable result: " + err.Error()}})
+		return errorLine(id, &Error{Code: CodeInternal, Message: "unencodable result: " + err.Error()})
 	}
-	if err != nil || len(out) == 0 { // never an empty line
+	if deeperThan(out, MaxLineDepth) { // never written deeper than a request may be (PROT-46)
+		return errorLine(id, &Error{Code: CodeInternal,
+			Message: fmt.Sprintf("a result nested deeper than %d levels (PROT-46)", MaxLineDepth)})
+	}
+	return out
+}
+
+// errorLine is the response line of an error (never empty).
+func errorLine(id any, e *Error) []byte {
+	out, err := jsvalue.AppendJSON(nil, map[string]any{"id": id,
+		"error": map[string]any{"code": e.Code, "message": e.Message}})
+	if err != nil || len(out) == 0 {
 		out = []byte(`{"id":null,"error":{"code":"internal","message":"unencodable response"}}`)
 	}
 	return out

@@ -352,10 +352,8 @@ function resolveEscalation(given: unknown): ResolvedEscalationConfig | null {
 }
 
 /** The configuration warnings, in their fixed order (CFG-28 … CFG-32), as texts. */
-function configurationWarnings(
-  ladder: Required<DoomLoopLadder>,
-  escalation: ResolvedEscalationConfig | null,
-): string[] {
+/** The ladder's warnings: block without stop, then the dead rungs in rung order (CFG-28). */
+function ladderWarnings(ladder: Required<DoomLoopLadder>): string[] {
   const warnings: string[] = [];
   if (ladder.block !== false && ladder.stop === false) warnings.push(WARNING_BLOCK_WITHOUT_STOP);
   RUNGS.forEach((rung, index) => {
@@ -367,9 +365,14 @@ function configurationWarnings(
     });
     if (shadow !== undefined) warnings.push(deadRungWarning(rung, own, shadow, ladder[shadow] as number));
   });
-  if (escalation !== null && ladder.escalate === false) warnings.push(WARNING_ESCALATION_UNUSED);
-  else if (escalation === null && ladder.escalate !== false) warnings.push(WARNING_ESCALATION_UNCONFIGURED);
   return warnings;
+}
+
+/** The escalation block's warning, if any (CFG-31, CFG-32). */
+function escalationWarnings(ladder: Required<DoomLoopLadder>, escalation: ResolvedEscalationConfig | null): string[] {
+  if (escalation !== null && ladder.escalate === false) return [WARNING_ESCALATION_UNUSED];
+  if (escalation === null && ladder.escalate !== false) return [WARNING_ESCALATION_UNCONFIGURED];
+  return [];
 }
 
 /**
@@ -385,10 +388,13 @@ export function resolveDoomLoopOption(
 export function resolveDoomLoopOption(option: unknown): ResolvedDoomLoopConfig | null {
   if (option === undefined || option === false) return null; // CFG-02
   const config: unknown = option === true ? {} : option; // CFG-03 … CFG-05
+  // CFG-47: the ladder, then the escalation block, each printing its warnings, then
+  // the text options; a null escalation or text throws after what came before printed.
   const ladder = resolveLadder(read(config, 'ladder'));
-  const text = resolveTextOptions(read(config, 'text'));
+  for (const warning of ladderWarnings(ladder)) console.warn(warning);
   const escalation = resolveEscalation(read(config, 'escalation'));
-  for (const warning of configurationWarnings(ladder, escalation)) console.warn(warning);
+  for (const warning of escalationWarnings(ladder, escalation)) console.warn(warning);
+  const text = resolveTextOptions(read(config, 'text'));
   return { ladder, text, escalation };
 }
 

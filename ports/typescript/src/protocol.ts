@@ -33,9 +33,28 @@ export interface Implementation {
   version: string;
 }
 
+/**
+ * A port's own run loop (the engine level, spec §15): the transcript of one scenario
+ * (§15.1.4), plain JSON; it throws {@link ScenarioError} for a malformed scenario
+ * (`bad-scenario`, ENG-23).
+ */
+export type ScenarioRunner = (scenario: unknown) => unknown;
+
+/** The engine of this package's TypeScript port over `mod`: the run loop of that port only. */
+export function typescriptPortEngine(mod: DoomLoopModule): ScenarioRunner {
+  return (scenario) => runScenario(mod, scenario);
+}
+
 export interface DispatcherOptions {
   implementation: Implementation;
+  /** The features to declare; `engine` is declared only with an {@link engine}. */
   features: readonly string[];
+  /**
+   * The port's own run loop, which answers `runScenario`. Without it the harness does not
+   * declare `engine` and the runner skips the engine vectors: the kit's engine is never
+   * credited to a port that does not bring one.
+   */
+  engine?: ScenarioRunner;
   /** Where warnings not returned as data go (default: stderr). */
   log?: (line: string) => void;
 }
@@ -167,7 +186,8 @@ export class Dispatcher {
 
   constructor(mod: DoomLoopModule, options: DispatcherOptions) {
     this.mod = mod;
-    this.options = options;
+    const claimed = options.engine === undefined ? options.features.filter((feature) => feature !== ENGINE_FEATURE) : options.features;
+    this.options = { ...options, features: claimed };
     this.monitorOps = new Map<string, MonitorOp>([
       ['declareRound', (monitor, request) => this.declareRound(monitor, request)],
       ['recordToolCall', (monitor, request) => this.recordToolCall(monitor, request)],
@@ -256,7 +276,8 @@ export class Dispatcher {
     if (typeof op !== 'string') throw new OpError('bad-request', 'member "op" must be a string');
     if (op === 'hello') return this.hello(request);
     if (op === 'create') return this.create(request);
-    if (op === 'runScenario' && this.options.features.includes(ENGINE_FEATURE)) return this.runScenario(request);
+    const engine = this.options.features.includes(ENGINE_FEATURE) ? this.options.engine : undefined;
+    if (op === 'runScenario' && engine !== undefined) return this.runScenario(engine, request);
     if (op === 'close') {
       const name = this.sessionName(request);
       this.sessions.delete(name);
@@ -300,12 +321,12 @@ export class Dispatcher {
 
   /**
    * The engine level (protocol 1.2): run a plain-JSON scenario (spec §15.1.4)
-   * through the engine over the module; a malformed one is `bad-scenario` (ENG-23).
+   * through the port's run loop; a malformed one is `bad-scenario` (ENG-23).
    */
-  private async runScenario(request: Request): Promise<Json> {
+  private async runScenario(engine: ScenarioRunner, request: Request): Promise<Json> {
     if (!hasOwn(request, 'scenario')) throw new OpError('bad-request', 'missing member "scenario"');
     try {
-      const transcript = await this.withWarnings(() => runScenario(this.mod, request.scenario));
+      const transcript = await this.withWarnings(async () => engine(request.scenario));
       // PROT-31: the result is the transcript as JSON.stringify writes it (Infinity is null, -0 is 0),
       // whoever serializes the response afterwards.
       return JSON.parse(JSON.stringify(transcript)) as Json;

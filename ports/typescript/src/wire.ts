@@ -36,9 +36,13 @@ export const FEATURES: readonly string[] = [
  * The features a harness over a JS module declares: the whole vocabulary but
  * `json-own-members`, since a JS module (this port, like the SDK) tests
  * field-list presence with `in` and so declares `js-inherited-members`
- * instead; a harness declares at most one of the two (KEY-09).
+ * instead; a harness declares at most one of the two (KEY-09). `engine` is not
+ * among them: a harness declares it only with a run loop of the port's own
+ * (`serve(module, { engine })`).
  */
-export const JS_MODULE_FEATURES: readonly string[] = FEATURES.filter((feature) => feature !== 'json-own-members');
+export const JS_MODULE_FEATURES: readonly string[] = FEATURES.filter(
+  (feature) => feature !== 'json-own-members' && feature !== 'engine',
+);
 
 /** A tagged value that does not follow the encoding. */
 export class WireError extends Error {
@@ -91,6 +95,9 @@ export function decode(value: unknown, bindings?: ReadonlyMap<string, object>): 
 }
 
 function decodeValue(value: unknown, context: Context): unknown {
+  if (context.stack.length >= DECODE_DEPTH_LIMIT && typeof value === 'object' && value !== null) {
+    return undecoded(value);
+  }
   if (Array.isArray(value)) {
     const items: unknown[] = [];
     context.stack.push(items);
@@ -100,10 +107,28 @@ function decodeValue(value: unknown, context: Context): unknown {
   }
   if (!isObject(value)) return value;
   if (!hasOwn(value, TAG)) return decodeMembers(value, context);
-  if (context.stack.length >= DECODE_DEPTH_LIMIT) {
-    throw new WireError(`a tagged value inside ${DECODE_DEPTH_LIMIT} or more containers (PROT-41)`);
-  }
   return decodeTag(value, context);
+}
+
+/**
+ * Plain JSON at the decode limit, kept as it is (PROT-27); a tag there is
+ * undecodable (PROT-41). Walked without recursion: the value may be nested
+ * thousands of levels deep, and a cold start's stack holds fewer.
+ */
+function undecoded(value: object): unknown {
+  const pending: unknown[] = [value];
+  while (pending.length > 0) {
+    const item = pending.pop();
+    if (Array.isArray(item)) {
+      for (const inner of item as unknown[]) pending.push(inner);
+    } else if (isObject(item)) {
+      if (hasOwn(item, TAG)) {
+        throw new WireError(`a tagged value inside ${DECODE_DEPTH_LIMIT} or more containers (PROT-41)`);
+      }
+      for (const name of Object.keys(item)) pending.push(item[name]);
+    }
+  }
+  return value;
 }
 
 function decodeMembers(value: Record<string, unknown>, context: Context): Record<string, unknown> {
@@ -235,12 +260,80 @@ export interface EncodeOptions {
   plain?: boolean;
 }
 
-/** JS values → tagged JSON (cycles become `ref`). */
+/**
+ * JS values → tagged JSON (cycles become `ref`). Written without recursion: an
+ * echoed value may be nested thousands of levels deep (PROT-27, PROT-46).
+ */
 export function encode(value: unknown, options: EncodeOptions = {}): Json {
-  return encodeValue(value, [], options.plain === true);
+  const plain = options.plain === true;
+  const root: { value: Json } = { value: null };
+  const frames: Frame[] = [];
+  const open = new Map<object, number>(); // a container being encoded -> its frame's index
+  const place = (item: unknown, into: Frame | null, name: string | number): void => {
+    const leaf = encodeLeaf(item, plain);
+    const set = (json: Json): void => {
+      if (into === null) root.value = json;
+      else if (Array.isArray(into.target)) into.target[name as number] = json;
+      else setMember(into.target, name as string, json);
+    };
+    if (leaf !== CONTAINER) {
+      set(leaf);
+      return;
+    }
+    const container = item as object;
+    const index = open.get(container);
+    if (index !== undefined) {
+      set({ [TAG]: 'ref', up: frames.length - index });
+      return;
+    }
+    const source = container as Record<string, unknown>;
+    const isArray = Array.isArray(container);
+    const target: Json[] | { [name: string]: Json } = isArray ? new Array<Json>((container as unknown[]).length) : {};
+    set(target);
+    open.set(container, frames.length);
+    frames.push({ container, source, target, names: isArray ? null : Object.keys(source), next: 0, set });
+  };
+  place(value, null, 0);
+  while (frames.length > 0) {
+    const frame = frames[frames.length - 1] as Frame;
+    const count = frame.names === null ? (frame.source as unknown as unknown[]).length : frame.names.length;
+    if (frame.next < count) {
+      const at = frame.next;
+      frame.next += 1;
+      if (frame.names === null) {
+        if (hasOwn(frame.source, String(at))) place((frame.source as unknown as unknown[])[at], frame, at);
+        continue;
+      }
+      const name = frame.names[at] as string;
+      const item = frame.source[name];
+      if (!(plain && item === undefined)) place(item, frame, name);
+      continue;
+    }
+    frames.pop();
+    open.delete(frame.container);
+    if (!Array.isArray(frame.target) && hasOwn(frame.target, TAG)) {
+      frame.set({ [TAG]: 'object', value: frame.target });
+    }
+  }
+  return root.value;
 }
 
-function encodeValue(value: unknown, stack: object[], plain: boolean): Json {
+/** A container being encoded: its source, the JSON it fills, how far it got, where it goes. */
+interface Frame {
+  container: object;
+  source: Record<string, unknown>;
+  target: Json[] | { [name: string]: Json };
+  /** The member names of an object (null: an array). */
+  names: string[] | null;
+  next: number;
+  /** Puts this container's JSON in its place (again, when an `object` tag must wrap it). */
+  set: (json: Json) => void;
+}
+
+const CONTAINER = Symbol('container');
+
+/** The tagged JSON of a value that is no array or object; {@link CONTAINER} for one that is. */
+function encodeLeaf(value: unknown, plain: boolean): Json | typeof CONTAINER {
   switch (typeof value) {
     case 'undefined':
       return { [TAG]: 'undefined' };
@@ -260,27 +353,6 @@ function encodeValue(value: unknown, stack: object[], plain: boolean): Json {
     case 'boolean':
       return value;
     default:
-      break;
-  }
-  if (value === null) return null;
-  const container = value as object;
-  const index = stack.indexOf(container);
-  if (index >= 0) return { [TAG]: 'ref', up: stack.length - index };
-  stack.push(container);
-  try {
-    if (Array.isArray(container)) {
-      return (container as unknown[]).map((item) => encodeValue(item, stack, plain));
-    }
-    const source = container as Record<string, unknown>;
-    const members: { [name: string]: Json } = {};
-    for (const name of Object.keys(source)) {
-      const item = source[name];
-      if (plain && item === undefined) continue;
-      setMember(members, name, encodeValue(item, stack, plain));
-    }
-    if (hasOwn(members, TAG)) return { [TAG]: 'object', value: members };
-    return members;
-  } finally {
-    stack.pop();
+      return value === null ? null : CONTAINER;
   }
 }

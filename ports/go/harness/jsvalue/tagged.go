@@ -117,8 +117,8 @@ func (d *tagDecoder) resolve(v any, seen map[ContainerID]bool) (any, error) {
 }
 
 func (d *tagDecoder) decode(v any, depth int) (any, error) {
-	if depth > MaxJSONDepth {
-		return nil, fmt.Errorf("tagged value nested deeper than %d", MaxJSONDepth)
+	if depth > MaxJSONDepth+DecodeDepthLimit {
+		return nil, fmt.Errorf("tagged value nested deeper than %d", MaxJSONDepth+DecodeDepthLimit)
 	}
 	switch x := v.(type) {
 	case []any:
@@ -218,7 +218,10 @@ func (d *tagDecoder) tag(x map[string]any, depth int) (any, error) {
 		if !ok || n < 0 {
 			return nil, fmt.Errorf("nest depth=%v is not a non-negative integer", x["depth"])
 		}
-		if depth+n > MaxJSONDepth {
+		// PROT-42: one nest tag up to MaxJSONDepth levels, wherever it stands (tags
+		// stand inside fewer than DecodeDepthLimit containers); nest tags inside one
+		// another may add up past that, and are refused then.
+		if n > MaxJSONDepth || depth+n > MaxJSONDepth+DecodeDepthLimit {
 			return nil, fmt.Errorf("nest depth %d exceeds this port's limit of %d", n, MaxJSONDepth)
 		}
 		inner, err := d.decode(x["value"], depth+n)
@@ -292,12 +295,15 @@ func isBigIntDigits(s string) bool {
 // EncodeTagged turns a value of this package's model into tagged JSON that
 // AppendJSON can write: JS-only values become tags, cycles become refs.
 func EncodeTagged(v any) any {
-	e := &tagEncoder{}
+	e := &tagEncoder{open: map[ContainerID]int{}}
 	return e.encode(v)
 }
 
+// tagEncoder holds the containers enclosing the value being encoded, each
+// with its depth: finding a cycle is one lookup whatever the depth, so a
+// value 100,000 levels deep is encoded in linear time.
 type tagEncoder struct {
-	stack []ContainerID
+	open map[ContainerID]int
 }
 
 func (e *tagEncoder) encode(v any) any {
@@ -321,13 +327,11 @@ func (e *tagEncoder) encode(v any) any {
 	case []any, map[string]any:
 		id, tracked := Identity(x)
 		if tracked {
-			for i := len(e.stack) - 1; i >= 0; i-- {
-				if e.stack[i] == id {
-					return map[string]any{tagName: "ref", "up": float64(len(e.stack) - i)}
-				}
+			if at, open := e.open[id]; open {
+				return map[string]any{tagName: "ref", "up": float64(len(e.open) - at)}
 			}
-			e.stack = append(e.stack, id)
-			defer func() { e.stack = e.stack[:len(e.stack)-1] }()
+			e.open[id] = len(e.open)
+			defer delete(e.open, id)
 		}
 		if items, ok := x.([]any); ok {
 			out := make([]any, len(items))

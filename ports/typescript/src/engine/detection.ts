@@ -6,7 +6,7 @@
 
 import type { Actions } from './actions.js';
 import { type Call, type Identity, IdentityResolver, Malformed, ResolutionError, retryIdentity } from './identity.js';
-import { defineMember, isObject, type JsonObject } from './json.js';
+import { defineMember, type JsonObject } from './json.js';
 import { type CallRecord, capturingWarnings, type DetectorKind, type Monitor } from './monitor-api.js';
 import { isExecutable, type Scenario, toolNamed } from './scenario.js';
 
@@ -33,26 +33,23 @@ function describe(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-/** The texts of a message's `output_text` parts, in order. */
-function outputTexts(item: JsonObject): string[] {
-  const content = item.type === 'message' ? item.content : undefined;
-  if (!Array.isArray(content)) return [];
-  return content
-    .filter((part): part is JsonObject => isObject(part) && part.type === 'output_text')
-    .map((part) => (part.text === undefined ? '' : String(part.text)));
+/**
+ * The texts of a message's `output_text` parts, in order; the scenario reader made
+ * sure that `content` is a list of objects and every such text a string (ENG-23, ENG-177).
+ */
+function outputTexts(message: JsonObject): string[] {
+  const parts = message.content as JsonObject[];
+  return parts.filter((part) => part.type === 'output_text').map((part) => part.text as string);
 }
 
 /**
- * The response's text: the `output_text` parts of its first message that has
- * any, joined; `''` when none has (ENG-157: a scripted response
- * carries no `outputText` of its own).
+ * The response's text: the `output_text` parts of its first `message` item,
+ * joined; `''` when that item has none or there is no message item (ENG-157: a
+ * scripted response carries no `outputText` of its own).
  */
 export function responseText(output: readonly JsonObject[]): string {
-  for (const item of output) {
-    const texts = outputTexts(item);
-    if (texts.length > 0) return texts.join('');
-  }
-  return '';
+  const message = output.find((item) => item.type === 'message');
+  return message === undefined ? '' : outputTexts(message).join('');
 }
 
 /** Every member but the excluded ones; `__proto__` is data (ENG-57). */

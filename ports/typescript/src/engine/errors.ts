@@ -38,7 +38,7 @@ export type RunErrorKind =
   | 'approval-needs-state-accessor'
   /** A decision resume without a state accessor (ENG-143). */
   | 'decisions-need-state-accessor'
-  /** The persisted `doomLoop` member is `null` (ENG-144). */
+  /** JS reads a member of `null`: the persisted `doomLoop` member (ENG-144) or the option (ENG-176). */
   | 'type-error';
 
 /** `end.error` as the transcript holds it: the kind, and the failed dispatch for `script-exhausted`. */
@@ -47,12 +47,17 @@ export interface RunError {
   dispatch?: number;
 }
 
-/** The run fails: it ends with `end.error` (ENG-20, ENG-141). */
+/**
+ * The run fails: it ends with `end.error` (ENG-20, ENG-141). `beforeRun` marks a
+ * failure while the run is being built, before it exists (ENG-143, ENG-176): its
+ * end has no reason and its transcript no `config`.
+ */
 export class RunFailed extends Error {
   constructor(
     readonly kind: RunErrorKind,
     message: string,
     readonly dispatch: number | undefined = undefined,
+    readonly beforeRun = false,
   ) {
     super(message);
     this.name = 'RunFailed';

@@ -26,6 +26,11 @@ export function clone<T>(value: T): T {
   return value;
 }
 
+/** A JSON round trip, as a store or the wire makes one (undefined members drop, a non-finite number is null). */
+export function viaJson(value: unknown): Json {
+  return value === undefined ? null : (JSON.parse(JSON.stringify(value)) as Json);
+}
+
 /** Deep equality of JSON values (members in any order). */
 export function jsonEqual(left: unknown, right: unknown): boolean {
   if (left === right) return true;

@@ -59,11 +59,18 @@ export function functionCallOutput(callId: string, output: string): JsonObject {
   return { type: 'function_call_output', id: `output_${callId}`, callId, output };
 }
 
-/** An unsent result as the model receives it on the resume dispatch (ENG-80). */
+/**
+ * An unsent result as the model receives it when it is folded (ENG-155, ENG-175):
+ * `{"error": E}` when its `error` is truthy, else its `output`, encoded; without an
+ * `output` member the item has none either (`JSON.stringify(undefined)` gives nothing).
+ */
 export function unsentOutputItem(result: JsonObject): JsonObject {
-  const error = result.error ?? null;
-  const value = error !== null ? { error } : (result.output ?? null);
-  return functionCallOutput(String(result.callId), JSON.stringify(value));
+  const callId = String(result.callId);
+  if (result.error) return functionCallOutput(callId, JSON.stringify({ error: result.error }));
+  if (Object.prototype.hasOwnProperty.call(result, 'output')) {
+    return functionCallOutput(callId, JSON.stringify(result.output));
+  }
+  return { type: 'function_call_output', id: `output_${callId}`, callId };
 }
 
 /**

@@ -52,6 +52,8 @@ export class Run {
   private readonly warnings: string[] = [];
   private config: ResolvedConfig | null = null;
   private configWarnings: string[] = [];
+  /** A failure of the option's resolution: the run is never built (ENG-176). */
+  private unbuilt: RunFailed | undefined;
   private readonly hooks: Hooks;
   private readonly identity: IdentityResolver;
   private actions: Actions | undefined;
@@ -105,9 +107,14 @@ export class Run {
   private async build(): Promise<void> {
     const option = this.spec.doomLoop === undefined ? this.scenario.doomLoop : this.spec.doomLoop;
     const printed: string[] = [];
-    this.config = await capturingWarnings(printed, () =>
-      this.mod.resolveDoomLoopOption(option as Parameters<MonitorModule['resolveDoomLoopOption']>[0]),
-    );
+    try {
+      this.config = await capturingWarnings(printed, () =>
+        this.mod.resolveDoomLoopOption(option as Parameters<MonitorModule['resolveDoomLoopOption']>[0]),
+      );
+    } catch (error) {
+      if (!(error instanceof TypeError)) throw error;
+      this.unbuilt = new RunFailed('type-error', error.message, undefined, true); // ENG-176
+    }
     this.configWarnings = printed.map((message) => String(classifyWarning(message).code));
     if (this.config === null) return;
     const monitor = new this.mod.DoomLoopMonitor(this.config); // ENG-30: starts empty
@@ -251,9 +258,7 @@ export class Run {
 
   /** Give every call whose id has no output yet the halt output (ENG-85, ENG-106). */
   private seal(response: Response, outcomes: readonly Outcome[]): void {
-    const verdict = this.actions?.stopVerdict ?? null;
-    const message = isObject(verdict) && typeof verdict.message === 'string' ? verdict.message : undefined;
-    const halt = JSON.stringify({ error: haltSeal(message) });
+    const halt = JSON.stringify({ error: haltSeal(this.actions?.stopVerdict ?? null) });
     const seals = withoutOutput(response.calls(), outcomes).map((call) => functionCallOutput(call.callId, halt));
     if (seals.length > 0) {
       this.state.messages.push(...seals);
@@ -280,7 +285,7 @@ export class Run {
       await this.initialise();
     } catch (error) {
       if (!(error instanceof RunFailed)) throw error;
-      built = error.kind !== 'decisions-need-state-accessor'; // the SDK throws at construction
+      built = !error.beforeRun; // the SDK throws while it builds the run
       if (this.sessionStarted) this.hooks.emit('SessionEnd', { reason: 'error' });
       this.end = {
         status: this.savedStatus(),
@@ -321,8 +326,9 @@ export class Run {
 
   /** ENG-160, ENG-143, ENG-146. */
   private async initialise(): Promise<void> {
+    if (this.unbuilt !== undefined) throw this.unbuilt;
     if (this.spec.decisionResume && !this.scenario.stateAccessor) {
-      throw new RunFailed('decisions-need-state-accessor', 'a decision resume needs a state accessor');
+      throw new RunFailed('decisions-need-state-accessor', 'a decision resume needs a state accessor', undefined, true);
     }
     await this.restore();
     if (this.spec.decisionResume && DECISION_STATUSES.includes(this.state.status)) {
@@ -337,7 +343,9 @@ export class Run {
     this.hooks.emit('SessionStart', {});
     this.sessionStarted = true;
     this.input = [...clone(this.state.messages), ...clone(this.freshInput)];
-    await this.firstResponse(this.dispatch('initial', this.input));
+    const response = this.dispatch('initial', this.input);
+    if (this.spec.emptyText && this.state.messages.length === 0) this.input = []; // ENG-174
+    await this.firstResponse(response);
   }
 
   /** ENG-161 (the stop check comes late here: EQ-01). */

@@ -56,6 +56,8 @@ export interface RunSpec {
   /** undefined: the scenario's option applies. */
   doomLoop: unknown;
   input: JsonObject[] | undefined;
+  /** The input was the empty string: later dispatches may leave it out (ENG-174). */
+  emptyText: boolean;
   approve: string[];
   reject: string[];
   model: ScriptedResponse[];
@@ -183,12 +185,14 @@ function readRequest(value: unknown, where: string): RequestSpec {
   };
 }
 
-/** Every `output_text` part of a message carries its text as a string (ENG-23). */
-function outputTexts(item: JsonObject, where: string): void {
-  const content = member(item, 'content', null);
-  if (!Array.isArray(content)) return;
-  content.forEach((part: unknown, index: number) => {
-    if (isObject(part) && member(part, 'type', null) === 'output_text') {
+/**
+ * A message item's `content` is a list of objects, and every `output_text` part
+ * carries its text as a string (ENG-23, ENG-177).
+ */
+function messageContent(item: JsonObject, where: string): void {
+  list(member(item, 'content', null), `${where}.content`).forEach((raw: unknown, index: number) => {
+    const part = object(raw, `${where}.content[${index}]`);
+    if (member(part, 'type', null) === 'output_text') {
       string(member(part, 'text', null), `${where}.content[${index}].text`);
     }
   });
@@ -204,7 +208,7 @@ function readResponse(value: unknown, where: string): ScriptedResponse {
     if (kind === 'function_call') {
       for (const name of ['name', 'arguments', 'callId']) string(member(item, name, null), `${at}.${name}`);
     }
-    if (kind === 'message') outputTexts(item, at);
+    if (kind === 'message') messageContent(item, at);
     return clone(item);
   });
   return { output };
@@ -226,7 +230,8 @@ function readRun(value: unknown, where: string): RunSpec {
   if (input === undefined && !decisionResume) {
     throw new ScenarioError(`${where}: a run needs input (fresh turn) or decisions`);
   }
-  return { doomLoop: clone(member(data, 'doomLoop')), input, approve, reject, model, decisionResume };
+  const emptyText = given === '';
+  return { doomLoop: clone(member(data, 'doomLoop')), input, emptyText, approve, reject, model, decisionResume };
 }
 
 const SCENARIO_MEMBERS = ['id', 'tools', 'hooks', 'request', 'runs', 'doomLoop', 'stateAccessor', 'initialState'];

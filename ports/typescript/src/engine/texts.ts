@@ -7,7 +7,6 @@
 
 export const ESCALATION_NOTICE_SUFFIX = 'An escalated turn follows: use the additional guidance to change course.';
 export const HALT_PREFIX = 'Run halted by doom-loop detection: ';
-export const HALT_FALLBACK = 'Run halted by doom-loop detection.';
 /** The directive closing the `stopWhen` final dispatch's input by default (ENG-169). */
 export const FINAL_DIRECTIVE =
   'You have reached the tool-use limit, and tools are no longer available. Do not attempt to call any more ' +
@@ -40,9 +39,13 @@ export function malformedArguments(toolName: string, raw: string): string {
   );
 }
 
-/** The output text of a call sealed at a stop gate (ENG-106). */
-export function haltSeal(message: string | undefined): string {
-  return message === undefined ? HALT_FALLBACK : HALT_PREFIX + message;
+/**
+ * The output text of a call sealed at a stop gate (ENG-106): the prefix, then
+ * `String(verdict.message)`, which a verdict that is not an object, or has no
+ * `message`, makes `undefined`.
+ */
+export function haltSeal(verdict: unknown): string {
+  return HALT_PREFIX + String((verdict as { message?: unknown } | null | undefined)?.message);
 }
 
 /** The block text used when a verdict carries no message (ENG-107). */

@@ -11,7 +11,7 @@ import { describe, it } from 'node:test';
 
 import * as port from '../doom-loop.js';
 import { OutsideDomain, runScenario, ScenarioError, type Transcript } from '../engine/index.js';
-import { Dispatcher } from '../protocol.js';
+import { Dispatcher, type ScenarioRunner, typescriptPortEngine } from '../protocol.js';
 import { JS_MODULE_FEATURES } from '../wire.js';
 
 const call = (name: string, args: string, callId: string): Record<string, unknown> => ({
@@ -53,8 +53,9 @@ const bareModule = Object.freeze({
   DoomLoopMonitor: port.DoomLoopMonitor,
 });
 
-function dispatcher(features: readonly string[] = JS_MODULE_FEATURES): Dispatcher {
-  return new Dispatcher(port, { implementation: { name: 't', language: 'typescript', version: '0' }, features, log: () => {} });
+function dispatcher(features: readonly string[] = [...JS_MODULE_FEATURES, 'engine'], engine: ScenarioRunner | null = typescriptPortEngine(port)): Dispatcher {
+  const options = { implementation: { name: 't', language: 'typescript', version: '0' }, features, log: () => {} };
+  return new Dispatcher(port, engine === null ? options : { ...options, engine });
 }
 
 describe('engine', () => {
@@ -214,8 +215,24 @@ describe('runScenario over the protocol', () => {
   });
 
   it('does not know runScenario when engine is left out of the features', async () => {
-    const without = dispatcher(JS_MODULE_FEATURES.filter((feature) => feature !== 'engine'));
+    const without = dispatcher(JS_MODULE_FEATURES);
     const response = await without.handle({ id: 5, op: 'runScenario', scenario: REPEATING });
     assert.ok('error' in response && response.error.code === 'unknown-op');
+  });
+
+  it('never declares engine without a run loop of the port (issue 33)', async () => {
+    const noLoop = dispatcher([...JS_MODULE_FEATURES, 'engine'], null);
+    const hello = await noLoop.handle({ id: 1, op: 'hello', protocol: 1 });
+    assert.ok('result' in hello);
+    assert.ok(!(hello.result as { features: string[] }).features.includes('engine'));
+    const response = await noLoop.handle({ id: 2, op: 'runScenario', scenario: REPEATING });
+    assert.ok('error' in response && response.error.code === 'unknown-op');
+  });
+
+  it('answers runScenario with the run loop the port gives, not the kit\'s', async () => {
+    const own = dispatcher([...JS_MODULE_FEATURES, 'engine'], (scenario) => ({ scenario: (scenario as { id: string }).id, runs: [] }));
+    const response = await own.handle({ id: 3, op: 'runScenario', scenario: REPEATING });
+    assert.ok('result' in response);
+    assert.deepEqual(response.result, { scenario: REPEATING.id, runs: [] });
   });
 });

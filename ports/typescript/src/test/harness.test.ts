@@ -13,7 +13,7 @@ import { describe, it } from 'node:test';
 import * as port from '../doom-loop.js';
 import { asDoomLoopModule, serve } from '../serve.js';
 
-import { PACKAGE_ROOT } from './support.js';
+import { PACKAGE_ROOT, servedOutput } from './support.js';
 
 const HARNESS = resolve(PACKAGE_ROOT, 'dist', 'harness.js');
 
@@ -149,20 +149,11 @@ describe('serve (the package export)', () => {
   });
 
   it('answers a line that is not UTF-8 with bad-request and skips JSON-whitespace lines only (PROT-44)', async () => {
-    const input = new PassThrough();
-    const output = new PassThrough();
-    let written = '';
-    output.setEncoding('utf8');
-    output.on('data', (chunk: string) => {
-      written += chunk;
-    });
-    const served = serve(port, { input, output, log: () => undefined });
-    input.end(Buffer.concat([
+    const written = await servedOutput(Buffer.concat([
       Buffer.from('{"id":1,"op":"canonicalize","value":"a'),
       Buffer.from([0xff]),
       Buffer.from('"}\n{"id":2,\r"op":"canonicalize","value":1}\n \t\r\n\u00a0\n\u2028\n'),
     ]));
-    await served;
     const lines = written.split('\n').slice(0, -1).map((line) => JSON.parse(line) as { id: unknown; result?: unknown; error?: { code: string } });
     assert.deepEqual(lines.map((line) => [line.id, line.error?.code ?? line.result]), [
       [null, 'bad-request'], // never read with U+FFFD

@@ -49,16 +49,25 @@ function answers(result: SpawnSyncReturns<string>): Record<string, unknown>[] {
   return result.stdout.trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
 }
 
-/** The answers every host of a doom-loop module gives to REQUESTS. */
-function assertConversation(result: SpawnSyncReturns<string>, implementation: string): void {
+/**
+ * The answers every host of a doom-loop module gives to REQUESTS; `engine`: the host was
+ * given a run loop of the port's own (only the package's own port here), else the harness
+ * must neither declare `engine` nor answer `runScenario` (issue 33).
+ */
+function assertConversation(result: SpawnSyncReturns<string>, implementation: string, engine: boolean): void {
   const [hello, fingerprint, nullOption, protoKey, scenario, badScenario] = answers(result);
   const handshake = hello?.result as { implementation: { name: string }; features: string[] };
   assert.equal(handshake.implementation.name, implementation);
   assert.ok(handshake.features.includes('js-inherited-members'));
+  assert.equal(handshake.features.includes('engine'), engine);
   assert.equal(fingerprint?.result, '37c38ab53f4c3570d8baf87392cb035ef8b2ad98ca1c1e083ea84184173911aa');
   assert.equal((nullOption?.error as { code: string }).code, 'type-error');
   // JSON.parse makes __proto__ an own member, as the answer has it
   assert.deepEqual(protoKey?.result, JSON.parse('{"kind":"key","keyMaterial":{"__proto__":{}}}'));
+  if (!engine) {
+    assert.deepEqual([(scenario?.error as { code: string }).code, (badScenario?.error as { code: string }).code], ['unknown-op', 'unknown-op']);
+    return;
+  }
   // the engine level (protocol 1.2) ships in the package: a one-response run ends complete (ENG-161)
   const transcript = scenario?.result as { scenario: string; runs: { end: { status: string; finalResponseId: string } }[] };
   assert.equal(transcript.scenario, 'pkg');
@@ -95,17 +104,20 @@ describe('the npm package, installed outside the checkout', () => {
     const files = listed.stdout.trim().split('\n').sort();
     assert.ok(files.includes('package/dist/serve.d.ts'));
     assert.ok(files.includes('package/dist/harness.js'));
+    // --sdk-engine reads the kit's table of ENG-141 error kinds beside its modules
+    assert.ok(files.includes('package/dist/sdk-engine/sdk-error-kinds.json'));
+    assert.ok(files.includes('package/dist/sdk-engine/index.js'));
     assert.deepEqual(files.filter((file) => file.includes('/test/') || file.includes('/bench/') || file.includes('/src/')), []);
   });
 
   it('the bin serves the package’s own port', () => {
-    assertConversation(run(join(project, 'node_modules', '.bin', NAME), [], project, REQUESTS), 'doomloop-kit-typescript-port');
+    assertConversation(run(join(project, 'node_modules', '.bin', NAME), [], project, REQUESTS), 'doomloop-kit-typescript-port', true);
   });
 
-  it('the bin serves a module named by package specifier or by path', () => {
+  it('the bin serves a module named by package specifier or by path, without the engine level', () => {
     const bin = join(project, 'node_modules', '.bin', NAME);
-    assertConversation(run(bin, ['--module', `${NAME}/doom-loop`], project, REQUESTS), NAME);
-    assertConversation(run(bin, ['--module', `./node_modules/${NAME}/dist/doom-loop.js`], project, REQUESTS), NAME);
+    assertConversation(run(bin, ['--module', `${NAME}/doom-loop`], project, REQUESTS), NAME, false);
+    assertConversation(run(bin, ['--module', `./node_modules/${NAME}/dist/doom-loop.js`], project, REQUESTS), NAME, false);
   });
 
   it('the bin refuses a module without the doom-loop API, before any output', () => {
@@ -116,10 +128,26 @@ describe('the npm package, installed outside the checkout', () => {
     assert.match(result.stderr, /does not export resolveDoomLoopOption, .*DoomLoopMonitor/);
   });
 
+  it('exports the SDK engine harness for a glue of one\'s own', () => {
+    const script = "import { loadSdkEngine, sdkEngineRunner } from 'doomloop-kit-harness/sdk-engine';\n" +
+      "process.stdout.write(typeof loadSdkEngine + ' ' + typeof sdkEngineRunner);\n";
+    writeFileSync(join(project, 'sdk-engine-glue.mjs'), script);
+    const result = run(process.execPath, ['sdk-engine-glue.mjs'], project);
+    assert.equal(result.status, 0, result.stderr);
+    assert.equal(result.stdout, 'function function');
+  });
+
+  it('the bin refuses --sdk-engine with a package, naming the reason, before any output', () => {
+    const result = run(join(project, 'node_modules', '.bin', NAME), ['--sdk-engine', '@openrouter/agent'], project, REQUESTS);
+    assert.equal(result.status, 2);
+    assert.equal(result.stdout, '');
+    assert.match(result.stderr, /documents no way to give callModel a client/);
+  });
+
   it('a port author hosts the harness with serve in a few lines', () => {
     writeFileSync(join(project, 'glue.mjs'), GLUE);
     assert.ok(GLUE.trim().split('\n').length <= 4);
-    assertConversation(run(process.execPath, ['glue.mjs'], project, REQUESTS), 'consumer-port');
+    assertConversation(run(process.execPath, ['glue.mjs'], project, REQUESTS), 'consumer-port', false);
   });
 
   it('the glue type-checks against the installed declarations (strict, NodeNext)', () => {

@@ -2,10 +2,12 @@
 
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
+import { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 
 import * as port from '../doom-loop.js';
-import { Dispatcher, firstDifference, type Json, type Response } from '../protocol.js';
+import { Dispatcher, ENGINE_FEATURE, firstDifference, type Json, type Response, typescriptPortEngine } from '../protocol.js';
+import { serve } from '../serve.js';
 import { JS_MODULE_FEATURES } from '../wire.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -23,11 +25,27 @@ export function firstExisting(paths: readonly string[]): string | undefined {
   return paths.find((path) => existsSync(path));
 }
 
+/** What serve() over this port writes for `input` (bytes or text), its module logs muted. */
+export async function servedOutput(input: string | Buffer): Promise<string> {
+  const lines = new PassThrough();
+  const output = new PassThrough();
+  let written = '';
+  output.setEncoding('utf8');
+  output.on('data', (chunk: string) => {
+    written += chunk;
+  });
+  const served = serve(port, { input: lines, output, log: () => undefined });
+  lines.end(input);
+  await served;
+  return written;
+}
+
 /** A dispatcher over this port, exactly as the harness builds it, with warnings muted. */
 export function portDispatcher(): Dispatcher {
   return new Dispatcher(port, {
     implementation: { name: 'doomloop-kit-typescript-port', language: 'typescript', version: 'test' },
-    features: JS_MODULE_FEATURES,
+    features: [...JS_MODULE_FEATURES, ENGINE_FEATURE],
+    engine: typescriptPortEngine(port),
     log: () => {},
   });
 }
