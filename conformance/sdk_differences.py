@@ -187,17 +187,20 @@ def _pending_behind_a_pause(scenario: Scenario) -> None:
 KNOWN: Final[tuple[KnownDifference, ...]] = (
     KnownDifference(
         "N3",
-        "loaded unsent results are read as JS reads members: an entry that is not an "
-        "object, or has no callId, still becomes an output item (id 'output_undefined', "
-        "no callId; a null entry fails the run with type-error), where the reference "
-        "skips it or writes 'output_None'",
+        "loaded unsentToolResults entries that are not objects, or have no callId: the SDK "
+        "saves them again as loaded, and a decision resume folds each into an output item "
+        "read as JS reads members (id 'output_undefined', no callId; a null entry fails "
+        "the run with type-error); the reference drops the entries that are not objects "
+        "and writes 'output_None' for a missing callId",
         "found by this campaign (ENG-175 now settles a missing output)",
         _unsent_entries_complete,
     ),
     KnownDifference(
         "N2",
         "loaded pendingToolCalls and unsentToolResults that are not a non-empty array "
-        "([], a string, a number) are saved again as loaded; the reference drops them",
+        "([], a string, a number) are saved again as loaded by a run that does not "
+        "rewrite them; the reference drops them (a string's characters are even folded "
+        "as results on a decision resume)",
         "found by this campaign (ENG-159 says present while there are any)",
         _lists_with_entries,
     ),
