@@ -89,15 +89,12 @@ def _lists_with_entries(scenario: Scenario) -> None:
 
 
 def _unsent_entries_complete(scenario: Scenario) -> None:
-    """Loaded unsent results: objects with a string call id and an ``output`` member."""
+    """Loaded unsent results keep only the objects with a string call id."""
     state = _loaded(scenario)
     unsent = state.get("unsentToolResults")
-    if not isinstance(unsent, list):
-        return
-    kept = [r for r in unsent if isinstance(r, dict) and isinstance(r.get("callId"), str)]
-    for result in kept:
-        result.setdefault("output", None)
-    state["unsentToolResults"] = kept
+    if isinstance(unsent, list):
+        kept = [r for r in unsent if isinstance(r, dict) and isinstance(r.get("callId"), str)]
+        state["unsentToolResults"] = kept
 
 
 def _messages_array(scenario: Scenario) -> None:

@@ -53,7 +53,7 @@ TRIGGERS: dict[str, dict[str, Any]] = {
             "status": "awaiting_approval",
             "messages": [CALL],
             "pendingToolCalls": [CALL],
-            "unsentToolResults": [{"callId": "c0", "name": "read"}],
+            "unsentToolResults": [{"callId": "c0", "name": "read", "output": "o"}, 5],
         }
     ),
     "N4": _with(initialState={"status": "complete", "messages": 5}),
