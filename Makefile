@@ -24,7 +24,7 @@ PORT_GO     := ports/go/bin/doomloop-harness
 
 .PHONY: install install-runtime ports port-typescript port-go conformance conformance-reports \
         test lint typecheck vectors-check test-typescript test-go pytest docs docs-serve \
-        docs-deploy docs-versions release mutation-typescript
+        docs-deploy docs-versions release mutation-typescript engine-campaign
 
 # -- installation -------------------------------------------------------------
 
@@ -124,6 +124,12 @@ test: lint typecheck test-typescript test-go pytest
 mutation-typescript: port-typescript
 	npm ci --prefix ports/typescript/mutation --no-audit --no-fund
 	cd ports/typescript && mutation/node_modules/.bin/stryker run
+
+# The long engine campaign against the SDK's run loop (../shared/sdk): 21,000 drawn
+# scenarios, each difference classified and shrunk; rewrites the committed report
+# benchmarks/engine-campaign.{md,json}. Not part of `make test` (which runs a bounded one).
+engine-campaign: install ports
+	nice -n 10 $(BIN)/python benchmarks/engine_campaign.py
 
 # -- the spec site ----------------------------------------------------------------
 

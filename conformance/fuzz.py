@@ -15,6 +15,13 @@ features both harnesses declare are drawn. The vector written on a difference
 (``<out>/curated/fuzz-against-<family>.json``) holds the ``--against``
 harness's answers, and the output says whether the reference agrees with
 either side at the first differing step. A fault is named with its side.
+
+Engine families draw whole scenarios (``runScenario``); without ``--family``
+they are drawn after the monitor families when every harness declares
+``engine``. A scenario with a run outside the domain (ENG-151) is compared
+up to that run, and the last line counts them. When the reference itself
+fails on a drawn transcript, the minimal one is printed and the command
+ends errored: that is a bug of the kit.
 """
 
 from __future__ import annotations
@@ -27,10 +34,11 @@ from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
-from doomloop_kit.generators import strategies
+from doomloop_kit.generators import fuzz_families
 from doomloop_kit.vectorset import writing
 from doomloop_kit.vectorset.files import VectorFormatError, feature_vocabulary
 from doomloop_kit.vectorset.progress import Progress, add_progress_argument
+from doomloop_kit.vectorset.vocabulary import ENGINE_FEATURE
 
 from . import interrupts, report
 from .differential import (
@@ -40,7 +48,9 @@ from .differential import (
     Abort,
     Finding,
     Fuzzer,
+    ReferenceFailed,
     Side,
+    with_witness,
     write_vector,
 )
 from .outcomes import ExitStatus, Status
@@ -84,8 +94,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="append",
         default=[],
         metavar="FAMILY",
-        choices=sorted(strategies.FAMILIES),
-        help="fuzz only this strategy family (repeatable; default all)",
+        help="fuzz only this strategy family, or the families a glob matches ('engine-*': "
+        "every engine family) (repeatable; default: every monitor family, and every engine "
+        "family when every harness declares the feature engine)",
     )
     add_progress_argument(parser)
 
@@ -116,6 +127,11 @@ def run(args: argparse.Namespace) -> int:
     except writing.OutputError as error:
         out.note(f"error: --out {error}")
         return ExitStatus.USAGE
+    try:
+        chosen = fuzz_families.matching(args.family)
+    except ValueError as error:
+        out.note(f"error: --family: {error}")
+        return ExitStatus.USAGE
     sides: list[Side] = []
     differential = args.against is not None
     for flag, command in ((PORT, args.port), (AGAINST, args.against)):
@@ -135,7 +151,7 @@ def run(args: argparse.Namespace) -> int:
             return ExitStatus.ERRORED
     port, against = sides[0], (sides[1] if differential else None)
     fuzzer = Fuzzer(args, port, against)
-    families = args.family or list(strategies.FAMILIES)
+    families = chosen if args.family else _default_families(fuzzer)
     try:
         if against is None:
             hello = port.supervisor.hello
@@ -173,6 +189,16 @@ def run(args: argparse.Namespace) -> int:
                 bar.advance(max(0, args.examples * done - fuzzer.examples))  # drew fewer
             out.progress = None
         out.note(f"no mismatch in {fuzzer.examples} transcripts")
+        if fuzzer.reference_failures:
+            out.note(
+                f"the reference failed on {fuzzer.reference_failures} of them (compared between "
+                f"the two harnesses only; `conformance fuzz --port` on either shows one)"
+            )
+        if fuzzer.outside_domain:
+            out.note(
+                f"{fuzzer.outside_domain} engine scenarios had a run outside the domain "
+                "(ENG-151): compared up to that run"
+            )
         if against is not None and fuzzer.unlike_reference:
             out.note(
                 f"in {fuzzer.unlike_reference} of them both harnesses differ from the "
@@ -182,10 +208,22 @@ def run(args: argparse.Namespace) -> int:
     except Abort as abort:
         out.note(f"error: fuzzing stopped: {abort}")
         return ExitStatus.ERRORED
+    except ReferenceFailed as failed:
+        out.progress = None  # the bar closed with its block
+        out.note(f"error: the reference failed ({failed}) on this minimal transcript:")
+        out.note(f"  {json.dumps(failed.transcript, ensure_ascii=True)}")
+        out.note("this is a bug of the kit: please report it with the transcript above")
+        return ExitStatus.ERRORED
     finally:
         with interrupts.held():  # a second Ctrl-C must not leave a harness behind
             for side in sides:
                 side.supervisor.stop()
+
+
+def _default_families(fuzzer: Fuzzer) -> list[str]:
+    """Every monitor family, then every engine family if every harness declares engine."""
+    engine = ENGINE_FEATURE in fuzzer.features
+    return [f for f in fuzz_families.FAMILIES if engine or not fuzz_families.is_engine(f)]
 
 
 def _report(
@@ -218,7 +256,9 @@ def _report(
             "says whose answers it expects"
         )
     try:
-        path = write_vector(args.out, name, outcome.vector, description)
+        path = write_vector(
+            args.out, name, with_witness(outcome.vector, outcome.wrong_answer), description
+        )
     except VectorFormatError as error:  # a bad file there, or an invalid vector
         out.note(f"error: the minimal transcript above was not written: {error}")
         return

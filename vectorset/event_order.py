@@ -32,6 +32,7 @@ a call id (ENG-152), so an entry can fit more than one call, and each fit is tri
 
 from __future__ import annotations
 
+import copy
 import itertools
 import json
 from collections import defaultdict
@@ -445,3 +446,66 @@ def _stray(
         f"{segment.batch}, whose entries are {index - len(matched)}.."
         f"{index - len(matched) + len(segment.indices) - 1}{late}",
     )
+
+
+# -- an order for another transcript ----------------------------------------------------
+
+
+def order_like(
+    runs: Sequence[Any], expected_runs: Sequence[Any], expected_order: Sequence[Any]
+) -> list[dict[str, list[Any]]]:
+    """A partial order for ``runs``, the runs of a transcript that may differ from
+    ``expected_runs`` (whose order is ``expected_order``), under which ``runs`` passes
+    against itself: the order a vector needs to expect another engine's answer
+    (``conformance fuzz --against``).
+
+    Per run, each event and execution takes the slot of the first expected entry of
+    equal content not yet taken (None, a fence, when none is left); a run whose
+    borrowed slots do not fit (:func:`order_problem`) or under which it would fail
+    against itself gets the exact order (every entry a fence). Runs past the expected
+    ones get the exact order too.
+    """
+    order: list[dict[str, list[Any]]] = []
+    for number, run in enumerate(runs):
+        events, executions = _entries(run, "events"), _entries(run, "executions")
+        exact: dict[str, list[Any]] = {
+            "events": [None] * len(events),
+            "executions": [None] * len(executions),
+        }
+        if number >= min(len(expected_runs), len(expected_order)):
+            order.append(exact)
+            continue
+        like, slots = expected_runs[number], expected_order[number]
+        borrowed: dict[str, list[Any]] = {
+            "events": _borrowed(events, _entries(like, "events"), slots.get("events")),
+            "executions": _borrowed(
+                executions, _entries(like, "executions"), slots.get("executions")
+            ),
+        }
+        fits = order_problem([borrowed], [{"events": events, "executions": executions}]) is None
+        passes = fits and not (
+            event_differences("", events, events, borrowed["events"])
+            or execution_differences("", executions, executions, borrowed["executions"])
+        )
+        order.append(borrowed if passes else exact)
+    return order
+
+
+def _entries(run: Any, member: str) -> list[Any]:
+    found = run.get(member) if isinstance(run, dict) else None
+    return list(found) if isinstance(found, list) else []
+
+
+def _borrowed(entries: list[Any], expected: list[Any], slots: Any) -> list[Any]:
+    """Each entry's slot: that of the first untaken expected entry with the same JSON
+    text, else None."""
+    if not isinstance(slots, list) or len(slots) != len(expected):
+        return [None] * len(entries)
+    free: dict[str, list[int]] = defaultdict(list)
+    for index, entry in enumerate(expected):
+        free[_text(entry)].append(index)
+    found: list[Any] = []
+    for entry in entries:
+        same = free.get(_text(entry))
+        found.append(copy.deepcopy(slots[same.pop(0)]) if same else None)
+    return found

@@ -308,6 +308,12 @@ def _order(transcript: Mapping[str, Json], fact: Mapping[str, Json]) -> None:
     _expect(found == fact["equals"], fact, f"found {found}")
 
 
+def _at(transcript: Mapping[str, Json], fact: Mapping[str, Json]) -> None:
+    """Any value of a run, by a JSON Pointer into it (``at``): how a vector written by
+    ``conformance fuzz`` pins its first difference."""
+    _located(_run(transcript, fact), fact)
+
+
 CHECKS: dict[str, FactCheck] = {
     "detections": _detections_fact,
     "detectionsInclude": _detections_include,
@@ -330,6 +336,7 @@ CHECKS: dict[str, FactCheck] = {
     "loopKeyInvocations": _loop_keys,
     "config": _config,
     "order": _order,
+    "at": _at,
 }
 
 
