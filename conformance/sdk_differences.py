@@ -17,24 +17,21 @@ When the spec, the reference and the ports adopt a decision, its difference
 disappears and its entry goes, so that the difference coming back is a new
 class that fails the bounded campaign of ``make test``; an entry whose
 difference never shows in a campaign is reported as unseen. Decided, and
-gone: the lead's R1 (ENG-157), R2 (ENG-174), R3 (ENG-175), R4 (ENG-106) and
-the message-content rule (ENG-177) of issue 30, and this campaign's N1, a
-null option (ENG-176), and N7, a stop verdict object without a string
-message (ENG-106).
+gone: R1 (ENG-157), R2 (ENG-174), R3 (ENG-175), R4 (ENG-106) and the
+message-content rule (ENG-177) of issue 30; the campaign's N1, a null option
+(ENG-176), N5, a ``when`` filter by JSON equality (ENG-183), and N7, a stop
+verdict object without a string message (ENG-106), adopted; N2, N3, N4, N6 and
+N8 (ENG-151 (d)) and H1 (ENG-151 (e)) declared outside the domain, where the
+campaign counts them as not compared.
 """
 
 from __future__ import annotations
 
 import copy
-import json
-import math
 import re
-from collections import Counter
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
-
-from doomloop_kit.jsvalue.utf16 import JS_WHITESPACE
 
 Scenario = dict[str, Any]
 """A scenario in the format of spec §15.1.4, as plain JSON."""
@@ -52,199 +49,11 @@ class KnownDifference:
     """Rewrites a scenario (a private copy) in place so that it cannot trigger this."""
 
 
-# -- walking a scenario -------------------------------------------------------------------
-
-
-def _runs(scenario: Scenario) -> Iterator[dict[str, Any]]:
-    runs = scenario.get("runs")
-    for run in runs if isinstance(runs, list) else []:
-        if isinstance(run, dict):
-            yield run
-
-
-def _responses(scenario: Scenario) -> Iterator[list[Any]]:
-    """The output item lists of every scripted response."""
-    for run in _runs(scenario):
-        model = run.get("model")
-        for response in model if isinstance(model, list) else []:
-            output = response.get("output") if isinstance(response, dict) else None
-            if isinstance(output, list):
-                yield output
-
-
-# -- the neutralisers ---------------------------------------------------------------------
-
-
-def _loaded(scenario: Scenario) -> dict[str, Any]:
-    state = scenario.get("initialState")
-    return state if isinstance(state, dict) else {}
-
-
-def _lists_with_entries(scenario: Scenario) -> None:
-    """Loaded pending calls and unsent results that are not a non-empty array go."""
-    state = _loaded(scenario)
-    for name in ("pendingToolCalls", "unsentToolResults"):
-        if name in state and not (isinstance(state[name], list) and state[name]):
-            del state[name]
-
-
-def _unsent_entries_complete(scenario: Scenario) -> None:
-    """Loaded unsent results keep only the objects with a string call id."""
-    state = _loaded(scenario)
-    unsent = state.get("unsentToolResults")
-    if isinstance(unsent, list):
-        kept = [r for r in unsent if isinstance(r, dict) and isinstance(r.get("callId"), str)]
-        state["unsentToolResults"] = kept
-
-
-def _messages_array(scenario: Scenario) -> None:
-    """Loaded messages that are not an array become the pending calls (the history the
-    harness maps a pending call back to), or ``[]``."""
-    state = _loaded(scenario)
-    if "messages" in state and not isinstance(state["messages"], list):
-        pending = state.get("pendingToolCalls")
-        state["messages"] = copy.deepcopy(pending) if isinstance(pending, list) else []
-
-
-def _no_boolean_filters(scenario: Scenario) -> None:
-    """``when`` values hold no boolean: each becomes the string of its JSON form."""
-
-    def replaced(value: object) -> object:
-        if isinstance(value, bool):
-            return "true" if value else "false"
-        if isinstance(value, list):
-            return [replaced(item) for item in value]
-        if isinstance(value, dict):
-            return {name: replaced(item) for name, item in value.items()}
-        return value
-
-    hooks = scenario.get("hooks")
-    for hook in hooks if isinstance(hooks, list) else []:
-        if isinstance(hook, dict) and isinstance(hook.get("when"), dict):
-            hook["when"] = replaced(hook["when"])
-
-
-def _overflows(value: object) -> bool:
-    if isinstance(value, float):
-        return math.isinf(value)
-    if isinstance(value, list):
-        return any(_overflows(item) for item in value)
-    if isinstance(value, dict):
-        return any(_overflows(item) for item in value.values())
-    return False
-
-
-def _finite_arguments(scenario: Scenario) -> None:
-    """Raw arguments holding a number beyond the double range (``1e400``) become
-    ``"null"``, in scripted calls and in the loaded conversation."""
-    state = _loaded(scenario)
-    items = [item for output in _responses(scenario) for item in output]
-    for name in ("messages", "pendingToolCalls"):
-        listed = state.get(name)
-        items += listed if isinstance(listed, list) else []
-    for item in items:
-        raw = item.get("arguments") if isinstance(item, dict) else None
-        if not isinstance(raw, str):
-            continue
-        try:
-            parsed = json.loads(raw)
-        except ValueError:
-            continue
-        if _overflows(parsed):
-            item["arguments"] = "null"
-
-
-def _plain_shared_ids(scenario: Scenario) -> None:
-    """Calls sharing a call id lose the members a provider adds (``id``, ``status``) and
-    the white space around their raw arguments."""
-    calls = [
-        item
-        for output in _responses(scenario)
-        for item in output
-        if isinstance(item, dict) and item.get("type") == "function_call"
-    ]
-    seen = Counter(str(item.get("callId")) for item in calls)
-    for item in calls:
-        if seen[str(item.get("callId"))] > 1:
-            item.pop("id", None)
-            item.pop("status", None)
-            if isinstance(item.get("arguments"), str) and item["arguments"].strip(JS_WHITESPACE):
-                item["arguments"] = item["arguments"].strip(JS_WHITESPACE)
-
-
-def _pending_behind_a_pause(scenario: Scenario) -> None:
-    """A loaded conversation awaiting a decision with no pending call is complete."""
-    state = _loaded(scenario)
-    pending = state.get("pendingToolCalls")
-    waiting = state.get("status") in ("awaiting_approval", "awaiting_hitl")
-    if waiting and not (isinstance(pending, list) and any(isinstance(p, dict) for p in pending)):
-        state["status"] = "complete"
-
-
-KNOWN: Final[tuple[KnownDifference, ...]] = (
-    KnownDifference(
-        "N3",
-        "loaded unsentToolResults entries that are not objects, or have no callId: the SDK "
-        "saves them again as loaded, and a decision resume folds each into an output item "
-        "read as JS reads members (id 'output_undefined', no callId; a null entry fails "
-        "the run with type-error); the reference drops the entries that are not objects "
-        "and writes 'output_None' for a missing callId",
-        "found by this campaign (ENG-175 now settles a missing output)",
-        _unsent_entries_complete,
-    ),
-    KnownDifference(
-        "N2",
-        "loaded pendingToolCalls and unsentToolResults that are not a non-empty array "
-        "([], a string, a number) are saved again as loaded by a run that does not "
-        "rewrite them; the reference drops them (a string's characters are even folded "
-        "as results on a decision resume)",
-        "found by this campaign (ENG-159 says present while there are any)",
-        _lists_with_entries,
-    ),
-    KnownDifference(
-        "N4",
-        "loaded messages that are not an array: the SDK fails the run (reason error, after "
-        "SessionStart, status in_progress); the reference reads them as []",
-        "found by this campaign",
-        _messages_array,
-    ),
-    KnownDifference(
-        "N5",
-        "a hook's when filter: the reference compares with Python equality, so true "
-        "matches the number 1 and false the number 0 (DIV-11); ENG-183 asks JSON "
-        "equality (the same type), as the SDK harness and the TypeScript and Go engines do",
-        "found by this campaign (the reference against ENG-183)",
-        _no_boolean_filters,
-    ),
-    KnownDifference(
-        "N6",
-        "the SDK persists a pending call with its parsed arguments, which a JSON store "
-        "turns from a number beyond the double range (1e400, Infinity) into null: on the "
-        "decision resume its tool hooks fire and its body receives null; the reference "
-        "keeps the raw string (no hook, ENG-140)",
-        "found by this campaign",
-        _finite_arguments,
-    ),
-    KnownDifference(
-        "N8",
-        "a decision resume of a loaded conversation awaiting approval or HITL with no "
-        "pending call: the SDK saves status in_progress and fails the run with 'Neither "
-        "stream nor response initialized' (sdk-error, no dispatch); the reference goes on "
-        "to the resume dispatch",
-        "found by this campaign",
-        _pending_behind_a_pause,
-    ),
-    KnownDifference(
-        "H1",
-        "not the SDK's: its state keeps pending calls parsed ({id, name, arguments}), and "
-        "the shared harness shows each as the latest history item with the same call id, "
-        "name and parsed arguments, so pending calls sharing a call id whose items differ "
-        "in other members (a provider's id, status) or in white space around the raw "
-        "arguments come back swapped",
-        "sdk-engine-harness.mjs (fromSdkState); the kit's --sdk-engine harness alike",
-        _plain_shared_ids,
-    ),
-)
+KNOWN: Final[tuple[KnownDifference, ...]] = ()
+"""The differences known and not yet decided: none. Every class the campaigns of issue
+30 found is decided -- adopted (R1-R4, N1, N5, N7) or declared outside the domain
+(N2, N3, N4, N6, N8: a loaded state the SDK never writes, ENG-151 (d); H1: pending calls
+its state cannot tell apart, ENG-151 (e)) -- so any difference is a new class."""
 
 
 def neutralised(scenario: Mapping[str, Any], known: KnownDifference) -> Scenario | None:
@@ -295,11 +104,17 @@ Observe = Callable[[Scenario], Observation | None]
 """Runs a scenario on both sides: its first difference, or None when they agree."""
 
 
-def classify(scenario: Scenario, found: Observation, observe: Observe) -> Classification:
-    """The class of the difference ``found`` on ``scenario`` (module docstring)."""
+def classify(
+    scenario: Scenario,
+    found: Observation,
+    observe: Observe,
+    table: Sequence[KnownDifference] = KNOWN,
+) -> Classification:
+    """The class of the difference ``found`` on ``scenario`` (module docstring), among the
+    known differences of ``table``."""
     plain = copy.deepcopy(scenario)
     applicable: list[KnownDifference] = []
-    for known in KNOWN:  # in order: a neutraliser may leave work for a later one
+    for known in table:  # in order: a neutraliser may leave work for a later one
         before = copy.deepcopy(plain)
         known.neutralise(plain)
         if plain != before:

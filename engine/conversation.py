@@ -10,7 +10,12 @@ import copy
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from doomloop_kit.reference import UNDEFINED
+from doomloop_kit.jsvalue import jsjson
+from doomloop_kit.jsvalue.utf16 import JS_WHITESPACE
+from doomloop_kit.jsvalue.values import finite_number, is_number
+from doomloop_kit.reference import UNDEFINED, CanonicalizationError, canonicalize
+
+from .identity import Malformed, parse_arguments
 
 IN_PROGRESS = "in_progress"
 COMPLETE = "complete"
@@ -77,3 +82,72 @@ def _items(value: object) -> list[dict[str, object]]:
     if not isinstance(value, list):
         return []
     return [dict(item) for item in value if isinstance(item, Mapping)]
+
+
+def unwritten(loaded: Mapping[str, object], decision_resume: bool) -> str | None:
+    """Why a loaded state is one the SDK never writes, so that its run is outside the
+    domain (ENG-151 (d)); None when it is not."""
+    if "messages" in loaded and not isinstance(loaded["messages"], list):
+        return "messages is not an array"
+    for name in ("pendingToolCalls", "unsentToolResults"):
+        if name not in loaded:
+            continue
+        listed = loaded[name]
+        if not isinstance(listed, list) or not listed:
+            return f"{name} is not a non-empty array"
+        if not all(
+            isinstance(entry, Mapping) and isinstance(entry.get("callId"), str) for entry in listed
+        ):
+            return f"an entry of {name} is not an object with a string callId"
+    for entry in _items(loaded.get("pendingToolCalls")):
+        if _overflows(entry.get("arguments")):
+            return "a pending call's arguments hold a number beyond the double range"
+    waiting = loaded.get("status") in DECISION_STATUSES
+    if decision_resume and waiting and "pendingToolCalls" not in loaded:
+        return f"a decision resume of a state {loaded['status']} with no pending call"
+    return None
+
+
+def _overflows(raw: object) -> bool:
+    """Whether raw arguments parse (as JS would) to a value holding a non-finite number."""
+    if not isinstance(raw, str):
+        return False
+    try:
+        parsed = jsjson.loads(raw.strip(JS_WHITESPACE))
+    except ValueError:
+        return False
+    stack = [parsed]
+    while stack:
+        value = stack.pop()
+        if is_number(value) and finite_number(value) is None:
+            return True
+        if isinstance(value, list):
+            stack.extend(value)
+        elif isinstance(value, Mapping):
+            stack.extend(value.values())
+    return False
+
+
+def indistinct(pending: list[dict[str, object]]) -> str | None:
+    """Two pending calls the SDK's state cannot tell apart though their items differ
+    (ENG-151 (e)): the same call id, name and parsed arguments; None when there are none."""
+    first: dict[tuple[object, ...], dict[str, object]] = {}
+    for item in pending:
+        seen = first.setdefault(_kept_by_sdk(item), item)
+        if seen != item:
+            return f"pending calls {item.get('callId')!r} differ only in what the SDK does not keep"
+    return None
+
+
+def _kept_by_sdk(item: Mapping[str, object]) -> tuple[object, ...]:
+    """What the SDK's state keeps of a pending call: call id, name, parsed arguments."""
+    raw = item.get("arguments")
+    if not isinstance(raw, str):
+        return (item.get("callId"), item.get("name"), "raw", repr(raw))
+    parsed = parse_arguments(raw)
+    if isinstance(parsed, Malformed):
+        return (item.get("callId"), item.get("name"), "malformed", repr(parsed.raw))
+    try:
+        return (item.get("callId"), item.get("name"), "parsed", canonicalize(parsed))
+    except CanonicalizationError:  # a value JCS refuses: its JSON text stands in
+        return (item.get("callId"), item.get("name"), "text", jsjson.stringify(parsed))

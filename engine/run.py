@@ -32,6 +32,8 @@ from .conversation import (
     DECISION_STATUSES,
     IN_PROGRESS,
     Conversation,
+    indistinct,
+    unwritten,
 )
 from .detection import Detection, response_text
 from .errors import OutsideDomain, RunFailed
@@ -103,6 +105,10 @@ class Run:
             self.detection = Detection(
                 scenario, monitor, self.actions, self.identity, self.warnings
             )
+        if loaded is not None:
+            unwritten_because = unwritten(loaded, spec.decision_resume)
+            if unwritten_because:  # ENG-151 (d): a state the SDK never writes
+                raise OutsideDomain(f"run {index}: {unwritten_because}")
         self.state = Conversation.from_json(loaded)
         self.tool_choice = ToolChoicePolicy(
             self.request.tool_choice,
@@ -155,6 +161,9 @@ class Run:
         if self.detection is not None and self.actions is not None:
             self.state.doom_loop = self._blob(self.detection.monitor, self.actions)
         self.state.consumed_tool_choice_key = self.tool_choice.stored_key
+        twins = indistinct(self.state.pending)
+        if twins:  # ENG-151 (e): the SDK's state cannot tell these pending calls apart
+            raise OutsideDomain(f"run {self.index}: {twins}")
         if self.scenario.state_accessor:
             self.saved = self.state.to_json()
 

@@ -240,7 +240,10 @@ def _follow_up_runs(
     a decision resume on a settled conversation otherwise (EQ-08). Returns the ends seen."""
     ends: list[str] = []
     for number in range(1, max_runs):
-        last = _last_run(scenario)
+        try:
+            last = _last_run(scenario)
+        except OutsideDomain:  # the family's filter drops the scenario (ENG-151)
+            break
         status = str(last["end"]["status"])
         reason = str(last["end"]["reason"])
         ends.append(status if reason != "doom_loop" else f"{status}/stop")
