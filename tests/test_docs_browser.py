@@ -41,6 +41,8 @@ from test_docs_build import build_site, write_fixture_reports  # noqa: E402
 CHROMIUM = "/usr/bin/chromium"
 SCREENSHOTS = ROOT / ".artifacts" / "screenshots"
 STEP_TIMEOUT = 30.0
+NAVIGATING = ("navigated or closed", "context was destroyed", "Cannot find context")
+"""What Chromium answers an evaluation whose page is being replaced (a redirect)."""
 CHROMIUM_FLAGS = [
     "--headless",
     "--no-sandbox",
@@ -173,7 +175,12 @@ class Browser:
         deadline = time.monotonic() + timeout
         value = None
         while time.monotonic() < deadline:
-            value = self.evaluate(expression)
+            try:
+                value = self.evaluate(expression)
+            except RuntimeError as error:  # polled while the page navigates: not yet
+                if not any(sign in str(error) for sign in NAVIGATING):
+                    raise
+                value = None
             if value:
                 return value
             time.sleep(0.1)
