@@ -11,6 +11,7 @@ import pytest
 from doomloop_kit.conformance import report
 from doomloop_kit.vectorset.files import iter_vector_files
 from harnesses import support
+from harnesses.protocol_schema import SCHEMAS, check_traffic
 
 
 @pytest.fixture(scope="module")
@@ -345,3 +346,21 @@ def test_bad_request_is_compared_only_where_a_step_expects_it() -> None:
     assert not expected_outcome(bad_request, "resume", {"error": "bad-request"})
     internal: ErrorBody = {"code": "internal", "message": "boom"}
     assert not expected_outcome(internal, "canonicalize", {"error": "bad-request"})
+
+
+@pytest.mark.skipif(support.committed_vectors() is None, reason="vectors/ not committed yet")
+def test_committed_traffic_validates_and_covers_every_op() -> None:
+    """The traffic of the full run above (shared: one run of the committed set) validates
+    against the protocol's schemas, and uses every operation they define."""
+    status, _, requests, responses = support.committed_reference_run()
+    assert status == 0
+    ops = check_traffic(requests, responses)
+    monitor = json.loads((SCHEMAS / "monitor.schema.json").read_text())["$defs"]
+    functions = json.loads((SCHEMAS / "functions.schema.json").read_text())["$defs"]
+    engine = json.loads((SCHEMAS / "engine.schema.json").read_text())["$defs"]
+    every = {
+        name.removesuffix("Request")
+        for name in [*monitor, *functions, *engine]
+        if name.endswith("Request")
+    }
+    assert every | {"hello", "create", "close"} == ops

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import json
+from typing import Any
 
 import jsonschema
 from referencing import Registry, Resource
@@ -48,3 +49,42 @@ def definitions(name: str) -> dict[str, object]:
     """The ``$defs`` of ``<name>.schema.json``."""
     defs: dict[str, object] = json.loads((SCHEMAS / f"{name}.schema.json").read_text())["$defs"]
     return defs
+
+
+def response_validator(op: str) -> jsonschema.Draft202012Validator:
+    return validator(f"response.schema.json#/$defs/{op}")
+
+
+FAMILIES = {
+    name.removesuffix("Request"): family
+    for family in ("handshake", "session", "monitor", "functions", "engine")
+    for name in json.loads((SCHEMAS / f"{family}.schema.json").read_text())["$defs"]
+    if name.endswith("Request")
+}
+
+
+def check_traffic(requests: list[dict[str, Any]], responses: list[dict[str, Any]]) -> set[str]:
+    """Validate every line; pair responses to requests by id. Returns the ops seen.
+
+    Requests go to their op's definition directly (the same check as
+    request.schema.json, which dispatches on op, but much faster); messages
+    that differ only in id or session id are validated once.
+    """
+    assert len(responses) == len(requests)
+    seen: set[str] = set()
+    ops: set[str] = set()
+    for request, response in zip(requests, responses, strict=True):
+        assert response["id"] == request["id"]
+        op = request["op"]
+        ops.add(op)
+        key = json.dumps(
+            [{**request, "id": 1, "session": "s"}, {**response, "id": 1}], sort_keys=True
+        )
+        if key in seen:
+            continue
+        seen.add(key)
+        validator(f"{FAMILIES[op]}.schema.json#/$defs/{op}Request").validate(request)
+        response_validator(op).validate(response)
+    for request in requests[:200]:  # the dispatching schema agrees
+        validator("request.schema.json").validate(request)
+    return ops
