@@ -191,6 +191,11 @@ def test_compare_rule() -> None:
     assert compare(True, 1)[0].reason.startswith("expected a boolean")
     assert compare(None, {}) and compare({"a b": 1}, {"a b": 2})[0].path == '$["a b"]'
     assert compare({"a": 1}, {})[0].reason == "missing member"
+    # values Python's == calls equal and the rule does not: a boolean is no number, deep down
+    assert compare({"a": [True]}, {"a": [1]})[0].path == "$.a[0]"
+    assert compare([False, {"n": 0}], [0, {"n": False}])[0].path == "$[0]"
+    assert len(compare([False, {"n": 0}], [0, {"n": False}])) == 2
+    assert compare([float("nan")], [float("nan")]) == []  # as the rule has it
 
 
 def test_check_names_a_different_hypothesis_instead_of_reporting_every_file(
