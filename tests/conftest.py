@@ -30,6 +30,7 @@ LONGEST_FIRST = (
     "test_generator_regenerate.py",
     "test_release.py",
     "test_runner_mutants.py",
+    "test_runner_reference.py",
     "test_docs_versions.py",
     "test_sdk_observations.py",
 )
