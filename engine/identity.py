@@ -7,12 +7,12 @@ parse makes the call *malformed*. The identity of a parsed call is its
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import cast
 
+from doomloop_kit.jsvalue import jsjson
 from doomloop_kit.jsvalue.utf16 import JS_WHITESPACE
 from doomloop_kit.reference import UNDEFINED, LoopKeyResolution, resolve_loop_key_material
 
@@ -31,24 +31,22 @@ class Malformed:
     raw: str
 
 
-def _no_constants(name: str) -> object:
-    raise ValueError(f"{name} is not JSON")
-
-
 def parse_arguments(raw: str) -> object:
     """The parsed arguments, or :class:`Malformed` (ENG-37, ENG-38, ENG-137).
 
     The text is trimmed as JS ``trim`` does (TXT-04, not Python's whitespace)
     and then parsed: empty text parses as ``{}``; ``NaN`` and ``Infinity`` are
-    not JSON, as in JS. Text that does not parse is malformed with the raw
-    text as its identity; text that parses to a string is malformed too, the
-    parsed string being its identity (ENG-137).
+    not JSON, as in JS, and an integer of any length is a number (one beyond
+    the double range is infinite, as ``1e400`` is, DATA-12). Text that does
+    not parse is malformed with the raw text as its identity; text that
+    parses to a string is malformed too, the parsed string being its identity
+    (ENG-137).
     """
     text = raw.strip(JS_WHITESPACE)
     if not text:
         return {}
     try:
-        parsed = cast(object, json.loads(text, parse_constant=_no_constants))
+        parsed = cast(object, jsjson.DECODER.decode(text))  # JS reads any integer (ENG-38)
     except ValueError:
         return Malformed(raw)
     return Malformed(parsed) if isinstance(parsed, str) else parsed

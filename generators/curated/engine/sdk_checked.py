@@ -624,6 +624,16 @@ SDK_CHECKED: list[JsonObject] = [
         doomLoop=True,
         runs=[fresh([turn(call("confirm", "{bad", "h1")), turn(text("ok"))])],
     ),
+    _entry(
+        "C-46",
+        "Arguments holding an integer of 5,000 digits parse, as JS reads them: the number is "
+        "infinite (as 1e400 is), so the call is not malformed and its body runs",
+        "hostile inputs, issue 34",
+        ["DATA-12", "ENG-37"],
+        {"kind": "executions", "tool": "read", "count": 1},
+        doomLoop=True,
+        runs=[fresh([turn(call("read", '{"n":1' + "0" * 5000 + "}", "c1")), turn(text("ok"))])],
+    ),
     # -- a decision resume that also has input (ENG-163) ---------------------------------
     _entry(
         "C-17",
