@@ -24,26 +24,24 @@ class Prefix:
     dropped: int
 
 
-def outside_domain(scenario: Mapping[str, Any]) -> bool:
-    """Whether the reference refuses a run of a well-formed scenario as outside the
-    domain (ENG-151); a malformed scenario, or one the reference fails on otherwise,
-    is not outside (the comparison reports it)."""
+def _first_run_outside(scenario: Mapping[str, Any]) -> int | None:
+    """The index of the first run the reference refuses as outside the domain (ENG-151),
+    which its error names; None when there is none, or when the scenario is malformed or
+    the reference fails on it otherwise (the comparison's business, not cut)."""
     try:
         run_scenario(Scenario.from_json(scenario))
-    except OutsideDomain:
-        return True
+    except OutsideDomain as outside:
+        return outside.run
     except Exception:  # malformed, or a failure of the reference: the comparison's business
-        return False
-    return False
+        return None
+    return None
 
 
 def in_domain_prefix(scenario: Mapping[str, Any]) -> Prefix:
     """The scenario cut before its first run outside the domain (ENG-151)."""
-    if not outside_domain(scenario):
+    first = _first_run_outside(scenario)
+    if first is None:
         return Prefix(scenario, 0)
     runs = list(scenario["runs"])
-    for kept in range(len(runs) - 1, 0, -1):
-        prefix = {**scenario, "runs": runs[:kept]}
-        if not outside_domain(prefix):
-            return Prefix(prefix, len(runs) - kept)
-    return Prefix(None, len(runs))
+    kept = {**scenario, "runs": runs[:first]} if first else None
+    return Prefix(kept, len(runs) - first)
